@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Version is routesim's version, written into every manifest.
+const Version = "0.1.0-dev"
+
+// usageError marks errors in how routesim was called (exit status 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"run":     {"simulate one trace on one cluster and print its summary", runCmd},
+		"version": {"print the version", func(_ []string, out, _ io.Writer) error { _, err := fmt.Fprintln(out, "routesim", Version); return err }},
+	}
+}
+
+// run is the whole CLI: routesim COMMAND [flags].
+func run(args []string, stdout, stderr io.Writer) error {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		_, err := io.WriteString(stdout, usage(cmds))
+		return err
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		return usageError{fmt.Errorf("unknown command %q\n%s", args[0], usage(cmds))}
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func usage(cmds map[string]command) string {
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("routesim: a discrete-event simulator of LLM-serving routing policies\n\nUsage: routesim COMMAND [flags]\n\nCommands:\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-10s %s\n", n, cmds[n].summary)
+	}
+	b.WriteString("\nRun 'routesim COMMAND --help' for a command's flags.\n")
+	return b.String()
+}

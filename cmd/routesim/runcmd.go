@@ -1,0 +1,168 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/routesim/routesim/model"
+	"github.com/routesim/routesim/policy"
+	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/sim/export"
+)
+
+func runCmd(args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("routesim run", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f simFlags
+	f.register(fs)
+	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json and manifest.json to this directory")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: routesim run [flags]\n\nSimulate one trace on N workers under one policy and print the summary.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("run: unexpected arguments %q", fs.Args())}
+	}
+	st, err := f.build(fs)
+	if err != nil {
+		return err
+	}
+	pol, err := policy.New(f.Policy, policy.Params{Rand: sim.Stream(f.Seed, "router")})
+	if err != nil {
+		return usageError{err}
+	}
+	res, err := sim.Run(st.Config, st.Work, pol)
+	if err != nil {
+		return err
+	}
+	sum := sim.Summarize(res)
+	if *out != "" {
+		if err := writeRunOutputs(*out, &f, st, res, &sum); err != nil {
+			return err
+		}
+	}
+	return printSummary(stdout, &f, st, &sum)
+}
+
+// manifest records everything needed to reproduce a run's outputs.
+type manifest struct {
+	Tool     string           `json:"tool"`
+	Version  string           `json:"version"`
+	Command  string           `json:"command"`
+	Flags    *simFlags        `json:"flags"`
+	Trace    traceInfo        `json:"trace"`
+	Worker   sim.WorkerConfig `json:"worker"`
+	Profile  *model.Profile   `json:"profile"`
+	KVPerTok int64            `json:"kv_bytes_per_token"`
+}
+
+type traceInfo struct {
+	Name     string `json:"name"`
+	Requests int    `json:"requests"`
+	SpanNs   int64  `json:"span_ns"`
+}
+
+func writeRunOutputs(dir string, f *simFlags, st *setup, res *sim.Result, sum *sim.Summary) error {
+	d, err := export.NewDir(dir)
+	if err != nil {
+		return err
+	}
+	reqs := st.Trace.Requests
+	m := manifest{
+		Tool: "routesim", Version: Version, Command: "run", Flags: f,
+		Trace:   traceInfo{st.Trace.Name, len(reqs), reqs[len(reqs)-1].ArrivalNs - reqs[0].ArrivalNs},
+		Worker:  st.Config.Worker,
+		Profile: st.Profile, KVPerTok: st.Deploy.Model.KVBytesPerToken(st.Deploy.KVDtypeBytes),
+	}
+	steps := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"requests.csv", func(w io.Writer) error { return export.WriteRequestsCSV(w, res.Records) }},
+		{"summary.csv", func(w io.Writer) error { return export.WriteSummaryCSV(w, sum) }},
+		{"summary.json", func(w io.Writer) error { return writeJSON(w, sum) }},
+		{"profile_export_aiperf.json", func(w io.Writer) error {
+			return export.WriteAIPerf(w, res.Records, sum, "routesim "+Version)
+		}},
+		{"manifest.json", func(w io.Writer) error { return writeJSON(w, m) }},
+	}
+	for _, s := range steps {
+		w, err := d.Create(s.name)
+		if err == nil {
+			err = s.write(w)
+		}
+		if err != nil {
+			d.Abort()
+			return fmt.Errorf("%s/%s: %w", dir, s.name, err)
+		}
+	}
+	return d.Commit()
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func printSummary(w io.Writer, f *simFlags, st *setup, s *sim.Summary) error {
+	p := st.Profile
+	fmt.Fprintf(w, "routesim %s: %s (%d requests), %d × %s, %s tp%d, policy %s, seed %d\n",
+		Version, st.Trace.Name, s.Offered, st.Config.Workers, st.Deploy.GPU.Name, st.Deploy.Model.Name, st.Deploy.TP, f.Policy, f.Seed)
+	fmt.Fprintf(w, "profile %s [%s]; KV %d blocks × %d tokens per worker; max-num-batched-tokens %d, max-num-seqs %d, max-model-len %d\n\n",
+		p.Name, p.Kind, st.Config.Worker.KVBlocks, st.Config.Worker.BlockSize,
+		st.Config.Worker.MaxNumBatchedTokens, st.Config.Worker.MaxNumSeqs, st.Config.Worker.MaxModelLen)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "offered\tcompleted\tcompleteness\t%s\t\n", strings.Join(rejectedKeys(), "\t"))
+	fmt.Fprintf(tw, "%d\t%d\t%.1f%%\t", s.Offered, s.Completed, 100*s.Completeness)
+	for _, k := range rejectedKeys() {
+		fmt.Fprintf(tw, "%d\t", s.Rejected[k])
+	}
+	fmt.Fprint(tw, "\n\n")
+	fmt.Fprint(tw, "latency (ms)\tavg\tp50\tp90\tp99\tover\t\n")
+	for _, m := range []struct {
+		name string
+		d    sim.Dist
+	}{{"TTFT", s.TTFTMs}, {"ITL", s.ITLMs}, {"E2E", s.E2EMs}} {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d completed\t\n", m.name, ms(m.d.Avg), ms(m.d.Pct("p50")), ms(m.d.Pct("p90")), ms(m.d.Pct("p99")), m.d.Count)
+	}
+	fmt.Fprintf(tw, "TTFT, rejections as ∞\t\t%s\t%s\t%s\t%d offered\t\n", offered(s, "p50"), offered(s, "p90"), offered(s, "p99"), s.Offered)
+	tw.Flush()
+	fmt.Fprintf(w, "\nthroughput %.3f req/s, %.1f output tok/s over %.1f s; prefix-cache hit rate %.1f%%; preemptions %d\n",
+		s.RequestsPerS, s.OutputTokensPerS, s.DurationS, 100*s.PrefixHitRate, s.Preemptions)
+	fmt.Fprint(w, "GPU busy:")
+	for i, ws := range s.Workers {
+		fmt.Fprintf(w, " %d:%.0f%%", i, 100*ws.BusyFraction)
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+func rejectedKeys() []string {
+	return []string{sim.StatusRejectedTooLong.String(), sim.StatusRejectedBusy.String(), sim.StatusRejectedBackpressure.String()}
+}
+
+func ms(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func offered(s *sim.Summary, key string) string {
+	if p := s.TTFTOfferedMs[key]; p != nil {
+		return ms(*p)
+	}
+	return "undefined"
+}

@@ -1,0 +1,15 @@
+// Package model describes the hardware and the LLM a simulated worker runs,
+// and how long one engine step takes.
+//
+// # Reading guide
+//
+//   - catalogue.go: GPU and LLM specifications, embedded from data/catalogue.json
+//     with a source tag on every figure.
+//   - llm.go: parameter count, weight bytes and KV-cache bytes per token derived
+//     from an LLM's architecture (never typed in).
+//   - capacity.go: how many KV blocks fit on a worker, vLLM's arithmetic.
+//   - profile.go: the step-time family t = c0 + c1·P + c2·Σp·ctx + c3·D + c4·Σctx
+//     and the built-in profiles embedded from data/profiles/.
+//
+// model imports nothing from the rest of routesim.
+package model

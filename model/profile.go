@@ -1,0 +1,177 @@
+package model
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path"
+	"sort"
+	"strings"
+)
+
+//go:embed data/profiles/*.json
+var profileFS embed.FS
+
+// Batch summarises one engine step, the only input of a step-time model.
+type Batch struct {
+	// PrefillTokens is P, the uncached prompt tokens computed in the step.
+	PrefillTokens int
+	// PrefillTokenCtx is Σ p_i·ctx_i over prefill chunks: chunk size times the
+	// context length at the chunk's end (the attention term).
+	PrefillTokenCtx float64
+	// DecodeSeqs is D, requests generating one token in the step.
+	DecodeSeqs int
+	// DecodeCtxTokens is Σ ctx_d, the context lengths of those requests.
+	DecodeCtxTokens int
+}
+
+// Profile is a step-time model for one (GPU, LLM, TP, engine) combination:
+//
+//	t = c0 + c1·P + c2·Σ(p_i·ctx_i) + c3·D + c4·Σctx_d   (nanoseconds)
+//
+// plus a per-request frontend delay before the router sees a request, and an
+// optional multiplicative lognormal service noise. All coefficients are ≥ 0.
+type Profile struct {
+	Name  string `json:"name"`
+	GPU   string `json:"gpu"`
+	Model string `json:"model"`
+	TP    int    `json:"tp"`
+	Quant Quant  `json:"quant"`
+	// Kind says where the coefficients come from: "measured" (fitted to runs
+	// of this exact pair), "transfer" (measured on a neighbouring pair) or
+	// "roofline" (estimated from peak FLOP/s and bandwidth).
+	Kind   string `json:"kind"`
+	Source string `json:"source"`
+	Note   string `json:"note,omitempty"`
+
+	StepBaseNs               float64 `json:"step_base_ns"`                  // c0
+	PrefillNsPerToken        float64 `json:"prefill_ns_per_token"`          // c1
+	PrefillAttnNsPerTokenCtx float64 `json:"prefill_attn_ns_per_token_ctx"` // c2
+	DecodeNsPerSeq           float64 `json:"decode_ns_per_seq"`             // c3
+	DecodeNsPerCtxToken      float64 `json:"decode_ns_per_ctx_token"`       // c4
+
+	// FrontendNs and FrontendNsPerInputToken delay a request between its
+	// arrival and its routing (HTTP, templating, tokenisation).
+	FrontendNs              float64 `json:"frontend_ns"`
+	FrontendNsPerInputToken float64 `json:"frontend_ns_per_input_token"`
+	// NoiseSigma is σ of the lognormal factor applied to every step time
+	// (0 = deterministic service).
+	NoiseSigma float64 `json:"noise_sigma"`
+}
+
+// StepNs is the step time of batch b in nanoseconds, before noise.
+func (p *Profile) StepNs(b Batch) float64 {
+	return p.StepBaseNs +
+		p.PrefillNsPerToken*float64(b.PrefillTokens) +
+		p.PrefillAttnNsPerTokenCtx*b.PrefillTokenCtx +
+		p.DecodeNsPerSeq*float64(b.DecodeSeqs) +
+		p.DecodeNsPerCtxToken*float64(b.DecodeCtxTokens)
+}
+
+// FrontendDelayNs is the delay between a request's arrival and its routing.
+func (p *Profile) FrontendDelayNs(inputTokens int) float64 {
+	return p.FrontendNs + p.FrontendNsPerInputToken*float64(inputTokens)
+}
+
+// Validate reports every problem with the profile at once.
+func (p *Profile) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if p.Name == "" {
+		bad("name: empty")
+	}
+	if p.GPU == "" || p.Model == "" {
+		bad("gpu and model must be named")
+	}
+	if p.TP < 1 {
+		bad("tp: %d must be ≥ 1", p.TP)
+	}
+	if _, err := ParseQuant(string(p.Quant)); err != nil {
+		bad("quant: %v", err)
+	}
+	switch p.Kind {
+	case "measured", "transfer", "roofline":
+	default:
+		bad("kind: %q must be measured, transfer or roofline", p.Kind)
+	}
+	coef := map[string]float64{
+		"step_base_ns": p.StepBaseNs, "prefill_ns_per_token": p.PrefillNsPerToken,
+		"prefill_attn_ns_per_token_ctx": p.PrefillAttnNsPerTokenCtx, "decode_ns_per_seq": p.DecodeNsPerSeq,
+		"decode_ns_per_ctx_token": p.DecodeNsPerCtxToken, "frontend_ns": p.FrontendNs,
+		"frontend_ns_per_input_token": p.FrontendNsPerInputToken, "noise_sigma": p.NoiseSigma,
+	}
+	keys := make([]string, 0, len(coef))
+	for k := range coef {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if v := coef[k]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			bad("%s: %g must be a finite number ≥ 0", k, v)
+		}
+	}
+	if p.StepNs(Batch{PrefillTokens: 1}) <= 0 || p.StepNs(Batch{DecodeSeqs: 1}) <= 0 {
+		bad("a step must take time: step_base_ns and the per-token coefficients are all 0")
+	}
+	if p.NoiseSigma > 2 {
+		bad("noise_sigma: %g is absurd (> 2)", p.NoiseSigma)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("profile %q: %w", p.Name, errors.Join(errs...))
+}
+
+// ReadProfile decodes and validates one profile; name labels errors.
+func ReadProfile(r io.Reader, name string) (*Profile, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var p Profile
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &p, nil
+}
+
+// BuiltinProfiles returns the embedded profiles, sorted by name.
+func BuiltinProfiles() []*Profile {
+	entries, err := profileFS.ReadDir("data/profiles")
+	if err != nil {
+		panic("model: embedded profiles missing: " + err.Error())
+	}
+	var out []*Profile
+	for _, e := range entries {
+		name := path.Join("data/profiles", e.Name())
+		b, err := profileFS.ReadFile(name)
+		if err != nil {
+			panic("model: " + err.Error())
+		}
+		p, err := ReadProfile(bytes.NewReader(b), name)
+		if err != nil {
+			panic("model: embedded profile invalid: " + err.Error())
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// FindProfile returns the built-in profile for a GPU, model and TP degree.
+func FindProfile(gpu, llm string, tp int) (*Profile, error) {
+	var have []string
+	for _, p := range BuiltinProfiles() {
+		if strings.EqualFold(p.GPU, gpu) && strings.EqualFold(p.Model, llm) && p.TP == tp {
+			return p, nil
+		}
+		have = append(have, fmt.Sprintf("%s/%s/tp%d", p.GPU, p.Model, p.TP))
+	}
+	return nil, fmt.Errorf("model: no built-in profile for %s/%s/tp%d (have: %s); pass --profile FILE.json",
+		gpu, llm, tp, strings.Join(have, ", "))
+}

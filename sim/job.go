@@ -1,0 +1,82 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/routesim/routesim/sim/workload"
+)
+
+// Job is one request prepared for a run at a given KV block size.
+type Job struct {
+	ID           int
+	Line         int
+	Arrival      Time
+	InputTokens  int
+	OutputTokens int
+	// Blocks are the content hashes of the prompt's full blocks: block k
+	// covers tokens [k·B, (k+1)·B). Equal hashes mean equal prefixes.
+	Blocks []uint64
+}
+
+// Workload is a trace prepared for one block size; it is read-only and can
+// be shared by concurrent runs.
+type Workload struct {
+	Name      string
+	BlockSize int
+	Jobs      []Job
+}
+
+// Prepare expands a trace's 512-token Mooncake blocks into blocks of
+// blockSize tokens. The identity of sub-block j of Mooncake block k is
+// (chained hash of ids 0..k, j), so two prompts share a worker block exactly
+// when they share the Mooncake prefix up to it. Only full blocks get a hash.
+func Prepare(t *workload.Trace, blockSize int) (*Workload, error) {
+	if err := checkBlockSize(blockSize); err != nil {
+		return nil, err
+	}
+	per := workload.MooncakeBlockTokens / blockSize
+	total := 0
+	for _, r := range t.Requests {
+		total += r.InputTokens / blockSize
+	}
+	backing := make([]uint64, 0, total)
+	wl := &Workload{Name: t.Name, BlockSize: blockSize, Jobs: make([]Job, len(t.Requests))}
+	for i, r := range t.Requests {
+		full := r.InputTokens / blockSize
+		start := len(backing)
+		var chain uint64
+		for k, id := range r.HashIDs {
+			chain = mix(chain, uint64(id))
+			for j := 0; j < per && k*per+j < full; j++ {
+				backing = append(backing, mix(chain, uint64(j)+1))
+			}
+		}
+		wl.Jobs[i] = Job{
+			ID:           i,
+			Line:         r.Line,
+			Arrival:      Time(r.ArrivalNs),
+			InputTokens:  r.InputTokens,
+			OutputTokens: r.OutputTokens,
+			Blocks:       backing[start:len(backing):len(backing)],
+		}
+	}
+	return wl, nil
+}
+
+func checkBlockSize(b int) error {
+	if b < 1 || b > workload.MooncakeBlockTokens || workload.MooncakeBlockTokens%b != 0 {
+		return fmt.Errorf("--block-size %d must divide %d (e.g. 16, 32, 64, 128)", b, workload.MooncakeBlockTokens)
+	}
+	return nil
+}
+
+// mix combines a running hash with a value (splitmix64 finaliser).
+func mix(h, v uint64) uint64 {
+	x := h ^ (v + 0x9e3779b97f4a7c15 + h<<6 + h>>2)
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}

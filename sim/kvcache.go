@@ -1,0 +1,238 @@
+package sim
+
+import "fmt"
+
+// KVCache is a worker's paged KV block pool with prefix caching, after
+// vLLM V1's BlockPool: blocks are reference-counted; a block whose content
+// is a full, hashed prompt block stays findable by its hash after its last
+// user frees it, until it is evicted. Unreferenced blocks sit in one free
+// queue; allocation takes from the head, so the least recently freed cached
+// block is evicted first (LRU). A request's blocks are freed tail first,
+// so its prefix outlives its suffix; blocks with no reusable content go to
+// the head, to be reused before any cached block.
+//
+// Every operation is O(1) per block touched.
+type KVCache struct {
+	ref    []int32
+	hash   []uint64
+	hashed []bool
+	index  map[uint64]int32 // content hash → block holding it
+	prev   []int32          // free-queue links, -1 = none
+	next   []int32
+	head   int32
+	tail   int32
+	free   int // blocks with ref == 0, all in the free queue
+
+	// Evictions counts cached blocks whose content was dropped for reuse.
+	Evictions int
+	// Events, if set, is told when a block becomes findable or stops
+	// being findable (the worker's KV events).
+	Events KVEventSink
+}
+
+// KVEventSink receives a worker's block stored/removed events.
+type KVEventSink interface {
+	Stored(hash uint64)
+	Removed(hash uint64)
+}
+
+// NewKVCache returns an empty pool of n blocks.
+func NewKVCache(n int) *KVCache {
+	c := &KVCache{
+		ref:    make([]int32, n),
+		hash:   make([]uint64, n),
+		hashed: make([]bool, n),
+		index:  make(map[uint64]int32),
+		prev:   make([]int32, n),
+		next:   make([]int32, n),
+		head:   -1,
+		tail:   -1,
+	}
+	for b := int32(0); b < int32(n); b++ {
+		c.pushTail(b)
+	}
+	return c
+}
+
+// Capacity is the number of blocks in the pool.
+func (c *KVCache) Capacity() int { return len(c.ref) }
+
+// Free is the number of blocks not referenced by any request (cached or not).
+func (c *KVCache) Free() int { return c.free }
+
+// Used is the number of blocks referenced by at least one request.
+func (c *KVCache) Used() int { return len(c.ref) - c.free }
+
+// Cached is the number of blocks findable by hash.
+func (c *KVCache) Cached() int { return len(c.index) }
+
+// Lookup counts the leading hashes (at most max) whose blocks are cached,
+// and how many of those are currently unreferenced.
+func (c *KVCache) Lookup(hashes []uint64, max int) (hits, hitsFree int) {
+	if max > len(hashes) {
+		max = len(hashes)
+	}
+	for hits < max {
+		b, ok := c.index[hashes[hits]]
+		if !ok {
+			break
+		}
+		if c.ref[b] == 0 {
+			hitsFree++
+		}
+		hits++
+	}
+	return hits, hitsFree
+}
+
+// Acquire appends the cached blocks of the first n hashes to table, taking
+// a reference on each. The caller has checked them with Lookup.
+func (c *KVCache) Acquire(table []int32, hashes []uint64) []int32 {
+	for _, h := range hashes {
+		b, ok := c.index[h]
+		if !ok {
+			panic("sim: Acquire of a hash that is not cached")
+		}
+		if c.ref[b] == 0 {
+			c.unlink(b)
+		}
+		c.ref[b]++
+		table = append(table, b)
+	}
+	return table
+}
+
+// Grow appends n fresh blocks to table, evicting cached content as needed.
+// It reports false, changing nothing, when fewer than n blocks are free.
+func (c *KVCache) Grow(table []int32, n int) ([]int32, bool) {
+	if n > c.free {
+		return table, false
+	}
+	for i := 0; i < n; i++ {
+		b := c.head
+		c.unlink(b)
+		if c.hashed[b] {
+			c.drop(b)
+			c.Evictions++
+		}
+		c.ref[b] = 1
+		table = append(table, b)
+	}
+	return table, true
+}
+
+// Release drops one reference on each block of table, last block first.
+func (c *KVCache) Release(table []int32) {
+	for i := len(table) - 1; i >= 0; i-- {
+		b := table[i]
+		c.ref[b]--
+		switch {
+		case c.ref[b] < 0:
+			panic("sim: KV block released more often than acquired")
+		case c.ref[b] > 0:
+		case c.hashed[b]:
+			c.pushTail(b)
+		default:
+			c.pushHead(b)
+		}
+	}
+}
+
+// Commit records that block b now holds the content named h, making it
+// findable. If another block already holds h, b stays anonymous.
+func (c *KVCache) Commit(b int32, h uint64) {
+	if c.hashed[b] {
+		return
+	}
+	if _, dup := c.index[h]; dup {
+		return
+	}
+	c.hash[b], c.hashed[b] = h, true
+	c.index[h] = b
+	if c.Events != nil {
+		c.Events.Stored(h)
+	}
+}
+
+func (c *KVCache) drop(b int32) {
+	h := c.hash[b]
+	delete(c.index, h)
+	c.hashed[b] = false
+	if c.Events != nil {
+		c.Events.Removed(h)
+	}
+}
+
+func (c *KVCache) pushTail(b int32) {
+	c.prev[b], c.next[b] = c.tail, -1
+	if c.tail >= 0 {
+		c.next[c.tail] = b
+	} else {
+		c.head = b
+	}
+	c.tail = b
+	c.free++
+}
+
+func (c *KVCache) pushHead(b int32) {
+	c.prev[b], c.next[b] = -1, c.head
+	if c.head >= 0 {
+		c.prev[c.head] = b
+	} else {
+		c.tail = b
+	}
+	c.head = b
+	c.free++
+}
+
+func (c *KVCache) unlink(b int32) {
+	p, n := c.prev[b], c.next[b]
+	if p >= 0 {
+		c.next[p] = n
+	} else {
+		c.head = n
+	}
+	if n >= 0 {
+		c.prev[n] = p
+	} else {
+		c.tail = p
+	}
+	c.prev[b], c.next[b] = -1, -1
+	c.free--
+}
+
+// Check verifies the pool's internal invariants: the free queue holds
+// exactly the unreferenced blocks, and the hash index agrees with blocks.
+func (c *KVCache) Check() error {
+	inQueue := 0
+	for b := c.head; b >= 0; b = c.next[b] {
+		if c.ref[b] != 0 {
+			return fmt.Errorf("kv: block %d in free queue with %d references", b, c.ref[b])
+		}
+		inQueue++
+		if inQueue > len(c.ref) {
+			return fmt.Errorf("kv: free queue has a cycle")
+		}
+	}
+	unref := 0
+	for b := range c.ref {
+		if c.ref[b] < 0 {
+			return fmt.Errorf("kv: block %d has %d references", b, c.ref[b])
+		}
+		if c.ref[b] == 0 {
+			unref++
+		}
+	}
+	if inQueue != c.free || unref != c.free {
+		return fmt.Errorf("kv: free count %d, queue %d, unreferenced %d", c.free, inQueue, unref)
+	}
+	for h, b := range c.index {
+		if !c.hashed[b] || c.hash[b] != h {
+			return fmt.Errorf("kv: index maps %x to block %d holding %x", h, b, c.hash[b])
+		}
+	}
+	if c.Used() > c.Capacity() {
+		return fmt.Errorf("kv: %d blocks used of %d", c.Used(), c.Capacity())
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package sim
+
+// Status is how a request ended.
+type Status uint8
+
+// Request outcomes. Every arrival ends in exactly one of them.
+const (
+	StatusPending              Status = iota // not ended (only during a run)
+	StatusOK                                 // completed
+	StatusRejectedTooLong                    // ISL+OSL over --max-model-len (HTTP 400)
+	StatusRejectedBusy                       // router: all workers busy (HTTP 503)
+	StatusRejectedBackpressure               // router queue over its bound (HTTP 503)
+)
+
+var statusNames = [...]string{"pending", "ok", "rejected-too-long", "rejected-busy", "rejected-backpressure"}
+
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "unknown"
+}
+
+// HTTPCode is the status code a client would see.
+func (s Status) HTTPCode() int {
+	switch s {
+	case StatusOK:
+		return 200
+	case StatusRejectedTooLong:
+		return 400
+	case StatusRejectedBusy, StatusRejectedBackpressure:
+		return 503
+	}
+	return 0
+}
+
+// Record is one request's outcome. Times are ns since the trace start; a
+// time that was never reached is -1.
+type Record struct {
+	ID           int
+	Line         int // line of the trace file
+	Arrival      Time
+	Routed       Time // when the router decided (after the frontend delay)
+	Worker       int  // -1 if never dispatched
+	FirstToken   Time
+	SecondToken  Time
+	End          Time // last token, or the rejection time
+	InputTokens  int
+	OutputTokens int
+	CachedTokens int // prompt tokens served from the prefix cache
+	Preemptions  int
+	Status       Status
+	Reason       string // why it was rejected; empty when ok
+}
+
+// TTFT is the time to first token, or -1.
+func (r *Record) TTFT() Time {
+	if r.FirstToken < 0 {
+		return -1
+	}
+	return r.FirstToken - r.Arrival
+}
+
+// E2E is the request latency (arrival to last token), or -1.
+func (r *Record) E2E() Time {
+	if r.Status != StatusOK {
+		return -1
+	}
+	return r.End - r.Arrival
+}
+
+// ITL is AIPerf's inter-token latency, (E2E − TTFT)/(OSL − 1), or -1 when
+// undefined (not completed, or a single output token).
+func (r *Record) ITL() float64 {
+	if r.Status != StatusOK || r.OutputTokens < 2 {
+		return -1
+	}
+	return float64(r.End-r.FirstToken) / float64(r.OutputTokens-1)
+}

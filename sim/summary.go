@@ -1,0 +1,122 @@
+package sim
+
+import (
+	"math"
+	"sort"
+)
+
+// Summary is a run's headline metrics. Latencies are in milliseconds and
+// cover completed requests only; Completeness and the offered-TTFT
+// quantiles say how much that hides.
+type Summary struct {
+	Offered      int            `json:"offered"`
+	Completed    int            `json:"completed"`
+	Rejected     map[string]int `json:"rejected"` // by status, e.g. "rejected-busy"
+	Completeness float64        `json:"completeness"`
+	TTFTMs       Dist           `json:"ttft_ms"`
+	TTSTMs       Dist           `json:"ttst_ms"` // time to second token
+	ITLMs        Dist           `json:"itl_ms"`
+	E2EMs        Dist           `json:"e2e_ms"`
+	ISL          Dist           `json:"isl"`
+	OSL          Dist           `json:"osl"`
+	// TTFTOfferedMs holds TTFT quantiles over offered requests with every
+	// rejection counted as +Inf; a quantile that lands on a rejection is
+	// undefined (nil).
+	TTFTOfferedMs    map[string]*float64 `json:"ttft_offered_ms"`
+	DurationS        float64             `json:"duration_s"` // first arrival to last response
+	RequestsPerS     float64             `json:"requests_per_s"`
+	OutputTokensPerS float64             `json:"output_tokens_per_s"`
+	PrefixHitRate    float64             `json:"prefix_cache_hit_rate"` // cached / looked-up prompt tokens
+	Preemptions      int                 `json:"preemptions"`
+	Workers          []WorkerSummary     `json:"workers"`
+}
+
+// WorkerSummary is one worker's share of a run.
+type WorkerSummary struct {
+	Requests      int     `json:"requests"`
+	BusyFraction  float64 `json:"busy_fraction"` // time with a step running / makespan
+	Steps         int     `json:"steps"`
+	MeanBatchTok  float64 `json:"mean_batch_tokens"`
+	Preemptions   int     `json:"preemptions"`
+	PrefixHitRate float64 `json:"prefix_cache_hit_rate"`
+	PeakKVUse     float64 `json:"peak_kv_use"` // peak blocks in use / capacity
+	Evictions     int     `json:"cache_evictions"`
+}
+
+// Summarize computes a run's summary.
+func Summarize(res *Result) Summary {
+	s := Summary{Offered: len(res.Records), Rejected: map[string]int{}, TTFTOfferedMs: map[string]*float64{}}
+	var ttft, ttst, itl, e2e, isl, osl, offered []float64
+	var first, last Time = math.MaxInt64, math.MinInt64
+	outTokens := 0
+	perWorker := make([]int, len(res.Workers))
+	for i := range res.Records {
+		r := &res.Records[i]
+		first, last = min(first, r.Arrival), max(last, r.End)
+		isl = append(isl, float64(r.InputTokens))
+		if r.Worker >= 0 {
+			perWorker[r.Worker]++
+		}
+		if r.Status != StatusOK {
+			s.Rejected[r.Status.String()]++
+			offered = append(offered, math.Inf(1))
+			continue
+		}
+		s.Completed++
+		outTokens += r.OutputTokens
+		osl = append(osl, float64(r.OutputTokens))
+		ttft = append(ttft, r.TTFT().Ms())
+		offered = append(offered, r.TTFT().Ms())
+		e2e = append(e2e, r.E2E().Ms())
+		if r.OutputTokens >= 2 {
+			itl = append(itl, r.ITL()/1e6)
+			ttst = append(ttst, (r.SecondToken - r.FirstToken).Ms())
+		}
+	}
+	s.TTFTMs, s.TTSTMs, s.ITLMs, s.E2EMs = NewDist(ttft), NewDist(ttst), NewDist(itl), NewDist(e2e)
+	s.ISL, s.OSL = NewDist(isl), NewDist(osl)
+	if s.Offered > 0 {
+		s.Completeness = float64(s.Completed) / float64(s.Offered)
+		sort.Float64s(offered)
+		for _, key := range []string{"p50", "p90", "p99"} {
+			for _, p := range Percentiles {
+				if p.Key == key {
+					if v := Quantile7(offered, p.P); !math.IsInf(v, 1) {
+						s.TTFTOfferedMs[key] = &v
+					} else {
+						s.TTFTOfferedMs[key] = nil
+					}
+				}
+			}
+		}
+		s.DurationS = (last - first).Seconds()
+	}
+	if s.DurationS > 0 {
+		s.RequestsPerS = float64(s.Completed) / s.DurationS
+		s.OutputTokensPerS = float64(outTokens) / s.DurationS
+	}
+	var looked, hit int
+	for i, w := range res.Workers {
+		ws := WorkerSummary{Requests: perWorker[i], Steps: w.Steps, Preemptions: w.Preemptions, Evictions: w.CacheEvictions}
+		if res.Makespan > 0 {
+			ws.BusyFraction = float64(w.BusyNs) / float64(res.Makespan)
+		}
+		if w.Steps > 0 {
+			ws.MeanBatchTok = float64(w.BatchedTokensSum) / float64(w.Steps)
+		}
+		if w.PromptTokens > 0 {
+			ws.PrefixHitRate = float64(w.CachedTokens) / float64(w.PromptTokens)
+		}
+		if w.KVBlocks > 0 {
+			ws.PeakKVUse = float64(w.PeakBlocksUsed) / float64(w.KVBlocks)
+		}
+		looked += w.PromptTokens
+		hit += w.CachedTokens
+		s.Preemptions += w.Preemptions
+		s.Workers = append(s.Workers, ws)
+	}
+	if looked > 0 {
+		s.PrefixHitRate = float64(hit) / float64(looked)
+	}
+	return s
+}

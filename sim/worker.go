@@ -1,0 +1,248 @@
+package sim
+
+import "github.com/routesim/routesim/model"
+
+// WorkerConfig is one engine's scheduler and memory configuration, with
+// vLLM's flag names. All fields are required (Config fills defaults).
+type WorkerConfig struct {
+	MaxNumSeqs          int // --max-num-seqs: running requests at most
+	MaxNumBatchedTokens int // --max-num-batched-tokens: tokens per step
+	BlockSize           int // --block-size: tokens per KV block
+	KVBlocks            int // KV capacity in blocks
+	MaxModelLen         int // --max-model-len: ISL+OSL at most
+	NoPrefixCaching     bool
+}
+
+// reqState is a request's life inside the cluster.
+type reqState struct {
+	job         *Job
+	worker      int32
+	status      Status
+	reason      string
+	computed    int     // tokens whose KV is computed
+	generated   int     // output tokens sampled
+	committed   int     // leading blocks made findable in the cache
+	table       []int32 // KV blocks, in token order
+	routed      Time
+	firstToken  Time
+	secondToken Time
+	end         Time
+	cached      int // prompt tokens served from the prefix cache at first admission
+	preemptions int
+	admitted    bool
+}
+
+// numTokens is the sequence length known so far: the prompt plus sampled
+// output. A request is due a new token once all of it is computed.
+func (r *reqState) numTokens() int { return r.job.InputTokens + r.generated }
+
+type schedEntry struct {
+	req    int32
+	tokens int
+}
+
+// worker is a vLLM V1-like engine: a FCFS waiting queue, a running list in
+// admission order, continuous batching under a token budget with chunked
+// prefill, and recompute preemption of the newest running request.
+type worker struct {
+	id      int
+	cfg     WorkerConfig
+	reqs    []reqState // shared with the cluster
+	kv      *KVCache
+	waiting []int32 // waiting[wHead:] is the queue
+	wHead   int
+	running []int32
+	sched   []schedEntry
+	busy    bool
+	kicked  bool
+	stats   WorkerStats
+}
+
+// WorkerStats are one worker's counters over a run.
+type WorkerStats struct {
+	BusyNs           Time
+	Steps            int
+	Preemptions      int
+	PromptTokens     int // prompt tokens looked up in the prefix cache
+	CachedTokens     int // of which served from the cache
+	PeakBlocksUsed   int
+	KVBlocks         int
+	CacheEvictions   int
+	BatchedTokensSum int // for the mean tokens per step
+}
+
+func newWorker(id int, cfg WorkerConfig, reqs []reqState) *worker {
+	return &worker{id: id, cfg: cfg, reqs: reqs, kv: NewKVCache(cfg.KVBlocks), stats: WorkerStats{KVBlocks: cfg.KVBlocks}}
+}
+
+func (w *worker) enqueue(r int32) { w.waiting = append(w.waiting, r) }
+
+func (w *worker) numWaiting() int { return len(w.waiting) - w.wHead }
+
+func (w *worker) hasWork() bool { return len(w.running) > 0 || w.numWaiting() > 0 }
+
+func (w *worker) popWaiting() {
+	w.wHead++
+	if w.wHead == len(w.waiting) {
+		w.waiting, w.wHead = w.waiting[:0], 0
+	}
+}
+
+func (w *worker) prependWaiting(r int32) {
+	if w.wHead > 0 {
+		w.wHead--
+		w.waiting[w.wHead] = r
+		return
+	}
+	w.waiting = append(w.waiting, 0)
+	copy(w.waiting[1:], w.waiting)
+	w.waiting[0] = r
+}
+
+func (w *worker) blocksFor(tokens int) int { return (tokens + w.cfg.BlockSize - 1) / w.cfg.BlockSize }
+
+// schedule builds the next step in w.sched and returns its batch summary.
+// Running requests come first (decodes and unfinished prefill chunks), then
+// waiting requests FCFS while budget, sequence slots and blocks last. A
+// running request that cannot get a block preempts the newest running
+// request (possibly itself); no waiting request is admitted in a step that
+// preempted, as in vLLM V1.
+func (w *worker) schedule() model.Batch {
+	w.sched = w.sched[:0]
+	budget := w.cfg.MaxNumBatchedTokens
+	preempted := false
+	for i := 0; i < len(w.running) && budget > 0; i++ {
+		ri := w.running[i]
+		r := &w.reqs[ri]
+		n := min(r.numTokens()-r.computed, budget)
+		for need := w.blocksFor(r.computed+n) - len(r.table); need > 0; need = w.blocksFor(r.computed+n) - len(r.table) {
+			if t, ok := w.kv.Grow(r.table, need); ok {
+				r.table = t
+				break
+			}
+			victim := w.running[len(w.running)-1]
+			w.preempt(victim)
+			preempted = true
+			if victim == ri {
+				n = 0
+				break
+			}
+		}
+		if n == 0 {
+			break
+		}
+		w.sched = append(w.sched, schedEntry{ri, n})
+		budget -= n
+	}
+	if !preempted {
+		w.admit(budget)
+	}
+	return w.batch()
+}
+
+// admit moves waiting requests into the running list for this step.
+func (w *worker) admit(budget int) {
+	B := w.cfg.BlockSize
+	for budget > 0 && w.numWaiting() > 0 && len(w.running) < w.cfg.MaxNumSeqs {
+		ri := w.waiting[w.wHead]
+		r := &w.reqs[ri]
+		total := r.numTokens()
+		hits, hitsFree := 0, 0
+		if !w.cfg.NoPrefixCaching {
+			// At least one token is always computed, to produce logits.
+			hits, hitsFree = w.kv.Lookup(r.job.Blocks, (total-1)/B)
+		}
+		computed := hits * B
+		n := min(total-computed, budget)
+		need := w.blocksFor(computed+n) - hits
+		if need+hitsFree > w.kv.Free() {
+			return // head-of-line: FCFS waits for blocks
+		}
+		r.table = w.kv.Acquire(r.table[:0], r.job.Blocks[:hits])
+		r.table, _ = w.kv.Grow(r.table, need)
+		r.computed, r.committed = computed, hits
+		w.stats.PromptTokens += total
+		w.stats.CachedTokens += computed
+		if !r.admitted {
+			r.admitted, r.cached = true, computed
+		}
+		w.popWaiting()
+		w.running = append(w.running, ri)
+		w.sched = append(w.sched, schedEntry{ri, n})
+		budget -= n
+	}
+}
+
+// preempt frees a running request's blocks and puts it back at the front
+// of the waiting queue; it will recompute its prompt and output so far.
+func (w *worker) preempt(ri int32) {
+	r := &w.reqs[ri]
+	w.kv.Release(r.table)
+	r.table = r.table[:0]
+	r.computed, r.committed = 0, 0
+	r.preemptions++
+	w.stats.Preemptions++
+	for i := len(w.running) - 1; i >= 0; i-- {
+		if w.running[i] == ri {
+			w.running = append(w.running[:i], w.running[i+1:]...)
+			break
+		}
+	}
+	w.prependWaiting(ri)
+}
+
+// batch summarises w.sched for the step-time model.
+func (w *worker) batch() model.Batch {
+	var b model.Batch
+	for _, e := range w.sched {
+		r := &w.reqs[e.req]
+		ctx := r.computed + e.tokens
+		if e.tokens == 1 && r.generated > 0 && ctx == r.numTokens() {
+			b.DecodeSeqs++
+			b.DecodeCtxTokens += ctx
+			continue
+		}
+		b.PrefillTokens += e.tokens
+		b.PrefillTokenCtx += float64(e.tokens) * float64(ctx)
+	}
+	return b
+}
+
+// finishStep applies the step's work: computed tokens advance, newly full
+// prompt blocks become findable, and every request whose sequence is fully
+// computed samples a token. sampled is called for each token, in batch
+// order; done reports a finished request, whose blocks are already freed.
+func (w *worker) finishStep(sampled func(ri int32)) {
+	finished := false
+	for _, e := range w.sched {
+		r := &w.reqs[e.req]
+		r.computed += e.tokens
+		full := min(r.computed/w.cfg.BlockSize, len(r.job.Blocks))
+		for k := r.committed; k < full; k++ {
+			w.kv.Commit(r.table[k], r.job.Blocks[k])
+		}
+		r.committed = max(r.committed, full)
+		if r.computed < r.numTokens() {
+			continue // a prefill chunk that did not reach the end
+		}
+		r.generated++
+		sampled(e.req)
+		if r.generated == r.job.OutputTokens {
+			w.kv.Release(r.table)
+			r.table = nil
+			finished = true
+		}
+	}
+	if finished {
+		keep := w.running[:0]
+		for _, ri := range w.running {
+			if r := &w.reqs[ri]; r.generated < r.job.OutputTokens {
+				keep = append(keep, ri)
+			}
+		}
+		w.running = keep
+	}
+	if used := w.kv.Used(); used > w.stats.PeakBlocksUsed {
+		w.stats.PeakBlocksUsed = used
+	}
+}

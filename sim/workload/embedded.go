@@ -1,0 +1,61 @@
+package workload
+
+import (
+	"compress/gzip"
+	"embed"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+//go:embed data/*.jsonl.gz
+var traceFS embed.FS
+
+// Embedded names the traces shipped in the binary, with their files.
+var embedded = map[string]string{
+	"conversation": "data/conversation.jsonl.gz",
+	"arxiv-window": "data/arxiv_window.jsonl.gz",
+}
+
+// EmbeddedNames lists the names Open accepts besides file paths.
+func EmbeddedNames() []string {
+	names := make([]string, 0, len(embedded))
+	for n := range embedded {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Open reads a trace by embedded name ("conversation", "arxiv-window") or
+// by path; a path ending in .gz is decompressed.
+func Open(nameOrPath string) (*Trace, error) {
+	if file, ok := embedded[nameOrPath]; ok {
+		f, err := traceFS.Open(file)
+		if err != nil {
+			panic("workload: embedded trace missing: " + err.Error())
+		}
+		defer f.Close()
+		return readMaybeGzip(f, "embedded:"+nameOrPath, true)
+	}
+	f, err := os.Open(nameOrPath)
+	if err != nil {
+		return nil, fmt.Errorf("trace %q: %w (embedded traces: %s)", nameOrPath, err, strings.Join(EmbeddedNames(), ", "))
+	}
+	defer f.Close()
+	return readMaybeGzip(f, nameOrPath, strings.HasSuffix(nameOrPath, ".gz"))
+}
+
+func readMaybeGzip(r io.Reader, name string, gz bool) (*Trace, error) {
+	if gz {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, &Error{File: name, Msg: "not a gzip file: " + err.Error()}
+		}
+		defer zr.Close()
+		r = zr
+	}
+	return ReadMooncake(r, name)
+}

@@ -1,0 +1,152 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// MooncakeBlockTokens is the number of prompt tokens one Mooncake hash id
+// stands for.
+const MooncakeBlockTokens = 512
+
+// Limits beyond which a trace value is rejected as absurd.
+const (
+	MaxInputTokens  = 10_000_000
+	MaxOutputTokens = 1_000_000
+	maxTimestampMs  = 1e12 // about 31 years
+	maxLineBytes    = 64 << 20
+)
+
+// Request is one trace line.
+type Request struct {
+	Line         int     // 1-based line in the source file
+	ArrivalNs    int64   // arrival time, ns after the trace's start
+	InputTokens  int     // ISL
+	OutputTokens int     // requested OSL (AIPerf sends it as max_tokens)
+	HashIDs      []int64 // one id per 512-token prompt block
+}
+
+// Trace is an ordered list of requests with non-decreasing arrivals.
+type Trace struct {
+	Name     string
+	Requests []Request
+}
+
+// Error is a positioned input error: "file:line: field: problem".
+type Error struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	pos := e.File
+	if e.Line > 0 {
+		pos = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	if e.Field == "" {
+		return pos + ": " + e.Msg
+	}
+	return pos + ": " + e.Field + ": " + e.Msg
+}
+
+type mooncakeLine struct {
+	Timestamp    *float64 `json:"timestamp"`
+	InputLength  *int64   `json:"input_length"`
+	OutputLength *int64   `json:"output_length"`
+	HashIDs      *[]int64 `json:"hash_ids"`
+}
+
+// ReadMooncake parses a Mooncake JSONL trace. name labels errors (usually
+// the file path). Blank lines are skipped; anything else that is not a valid
+// request is an error naming the line and field.
+func ReadMooncake(r io.Reader, name string) (*Trace, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	t := &Trace{Name: name}
+	var prevTs float64
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		req, ts, err := parseMooncakeLine(b, name, line)
+		if err != nil {
+			return nil, err
+		}
+		if len(t.Requests) > 0 && ts < prevTs {
+			return nil, &Error{name, line, "timestamp",
+				fmt.Sprintf("%g ms is earlier than the previous line's %g ms (timestamps must not decrease)", ts, prevTs)}
+		}
+		prevTs = ts
+		t.Requests = append(t.Requests, req)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &Error{name, line + 1, "", fmt.Sprintf("line longer than %d bytes", maxLineBytes)}
+		}
+		return nil, &Error{name, line, "", err.Error()}
+	}
+	if len(t.Requests) == 0 {
+		return nil, &Error{name, 0, "", "trace has no requests"}
+	}
+	return t, nil
+}
+
+func parseMooncakeLine(b []byte, name string, line int) (Request, float64, error) {
+	var m mooncakeLine
+	if err := json.Unmarshal(b, &m); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return Request{}, 0, &Error{name, line, te.Field, fmt.Sprintf("%s is not a valid %s", te.Value, te.Type)}
+		}
+		return Request{}, 0, &Error{name, line, "", "malformed JSON: " + err.Error()}
+	}
+	fail := func(field, format string, a ...any) (Request, float64, error) {
+		return Request{}, 0, &Error{name, line, field, fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case m.Timestamp == nil:
+		return fail("timestamp", "missing")
+	case m.InputLength == nil:
+		return fail("input_length", "missing")
+	case m.OutputLength == nil:
+		return fail("output_length", "missing")
+	case m.HashIDs == nil:
+		return fail("hash_ids", "missing")
+	}
+	ts, isl, osl, ids := *m.Timestamp, *m.InputLength, *m.OutputLength, *m.HashIDs
+	switch {
+	case math.IsNaN(ts) || ts < 0:
+		return fail("timestamp", "%g ms must be ≥ 0", ts)
+	case ts > maxTimestampMs:
+		return fail("timestamp", "%g ms is absurd (> %g)", ts, maxTimestampMs)
+	case isl < 1 || isl > MaxInputTokens:
+		return fail("input_length", "%d must be in [1, %d]", isl, MaxInputTokens)
+	case osl < 1 || osl > MaxOutputTokens:
+		return fail("output_length", "%d must be in [1, %d]", osl, MaxOutputTokens)
+	}
+	if want := (isl + MooncakeBlockTokens - 1) / MooncakeBlockTokens; int64(len(ids)) != want {
+		return fail("hash_ids", "has %d ids, want ceil(input_length/%d) = %d", len(ids), MooncakeBlockTokens, want)
+	}
+	for i, id := range ids {
+		if id < 0 {
+			return fail("hash_ids", "id %d at index %d must be ≥ 0", id, i)
+		}
+	}
+	return Request{
+		Line:         line,
+		ArrivalNs:    int64(math.Round(ts * 1e6)),
+		InputTokens:  int(isl),
+		OutputTokens: int(osl),
+		HashIDs:      ids,
+	}, ts, nil
+}
