@@ -149,6 +149,9 @@ func (c *cluster) startStep(w *worker) {
 	if used := w.kv.Used(); used > w.stats.PeakBlocksUsed {
 		w.stats.PeakBlocksUsed = used
 	}
+	if c.cfg.Observer != nil {
+		c.cfg.Observer.Step(w.id, c.eng.Now(), dur, b, len(w.sched), w.kv.Used())
+	}
 	if c.cfg.CheckInvariants {
 		if err := w.kv.Check(); err != nil {
 			panic(fmt.Sprintf("sim: worker %d: %v", w.id, err))

@@ -19,6 +19,16 @@ type Config struct {
 	// CheckInvariants runs the expensive KV consistency checks after every
 	// step (conservation and time order are always checked).
 	CheckInvariants bool
+	// Observer, if set, is told about every step (tests, utilisation
+	// sampling). nil means no one listens.
+	Observer StepObserver
+}
+
+// StepObserver watches engine steps as they are scheduled.
+type StepObserver interface {
+	// Step reports a step of worker w running [start, start+dur): its batch,
+	// the number of requests in it, and the KV blocks in use during it.
+	Step(w int, start, dur Time, b model.Batch, seqs, kvUsed int)
 }
 
 // Validate reports every problem at once.

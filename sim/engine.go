@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"container/heap"
-	"fmt"
-)
+import "fmt"
 
 // Time is a simulated instant or duration in nanoseconds.
 type Time int64
@@ -47,8 +44,9 @@ type Handler interface {
 	Handle(e Event)
 }
 
-// Engine is a discrete-event loop: one heap ordered by (At, Kind, Seq).
-// It is single-goroutine by design.
+// Engine is a discrete-event loop: one binary heap ordered by (At, Kind,
+// Seq). It is single-goroutine by design. The heap is typed rather than
+// container/heap, whose interface boxing cost one allocation per event.
 type Engine struct {
 	now  Time
 	seq  uint64
@@ -68,13 +66,13 @@ func (e *Engine) Schedule(at Time, kind Kind, arg int32) {
 		panic(fmt.Sprintf("sim: event kind %d scheduled at %d ns, before now (%d ns)", kind, at, e.now))
 	}
 	e.seq++
-	heap.Push(&e.q, Event{At: at, Seq: e.seq, Kind: kind, Arg: arg})
+	e.q.push(Event{At: at, Seq: e.seq, Kind: kind, Arg: arg})
 }
 
 // Run handles events until none are left.
 func (e *Engine) Run(h Handler) {
-	for e.q.Len() > 0 {
-		ev := heap.Pop(&e.q).(Event)
+	for len(e.q) > 0 {
+		ev := e.q.pop()
 		if ev.At < e.now {
 			panic(fmt.Sprintf("sim: time went back from %d to %d ns", e.now, ev.At))
 		}
@@ -84,10 +82,10 @@ func (e *Engine) Run(h Handler) {
 	}
 }
 
+// eventQueue is a binary min-heap of events; push and pop are O(log n).
 type eventQueue []Event
 
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
+func (q eventQueue) less(i, j int) bool {
 	a, b := &q[i], &q[j]
 	if a.At != b.At {
 		return a.At < b.At
@@ -97,12 +95,40 @@ func (q eventQueue) Less(i, j int) bool {
 	}
 	return a.Seq < b.Seq
 }
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(Event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	n := len(old) - 1
-	ev := old[n]
-	*q = old[:n]
-	return ev
+
+func (q *eventQueue) push(e Event) {
+	*q = append(*q, e)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *eventQueue) pop() Event {
+	h := *q
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
 }

@@ -16,7 +16,7 @@ type KVCache struct {
 	ref    []int32
 	hash   []uint64
 	hashed []bool
-	index  map[uint64]int32 // content hash → block holding it
+	index  blockIndex // content hash → block holding it
 	prev   []int32          // free-queue links, -1 = none
 	next   []int32
 	head   int32
@@ -42,7 +42,7 @@ func NewKVCache(n int) *KVCache {
 		ref:    make([]int32, n),
 		hash:   make([]uint64, n),
 		hashed: make([]bool, n),
-		index:  make(map[uint64]int32),
+		index:  newBlockIndex(n),
 		prev:   make([]int32, n),
 		next:   make([]int32, n),
 		head:   -1,
@@ -64,7 +64,7 @@ func (c *KVCache) Free() int { return c.free }
 func (c *KVCache) Used() int { return len(c.ref) - c.free }
 
 // Cached is the number of blocks findable by hash.
-func (c *KVCache) Cached() int { return len(c.index) }
+func (c *KVCache) Cached() int { return c.index.n }
 
 // Lookup counts the leading hashes (at most max) whose blocks are cached,
 // and how many of those are currently unreferenced.
@@ -73,7 +73,7 @@ func (c *KVCache) Lookup(hashes []uint64, max int) (hits, hitsFree int) {
 		max = len(hashes)
 	}
 	for hits < max {
-		b, ok := c.index[hashes[hits]]
+		b, ok := c.index.get(hashes[hits])
 		if !ok {
 			break
 		}
@@ -89,7 +89,7 @@ func (c *KVCache) Lookup(hashes []uint64, max int) (hits, hitsFree int) {
 // a reference on each. The caller has checked them with Lookup.
 func (c *KVCache) Acquire(table []int32, hashes []uint64) []int32 {
 	for _, h := range hashes {
-		b, ok := c.index[h]
+		b, ok := c.index.get(h)
 		if !ok {
 			panic("sim: Acquire of a hash that is not cached")
 		}
@@ -144,11 +144,11 @@ func (c *KVCache) Commit(b int32, h uint64) {
 	if c.hashed[b] {
 		return
 	}
-	if _, dup := c.index[h]; dup {
+	if _, dup := c.index.get(h); dup {
 		return
 	}
 	c.hash[b], c.hashed[b] = h, true
-	c.index[h] = b
+	c.index.put(h, b)
 	if c.Events != nil {
 		c.Events.Stored(h)
 	}
@@ -156,7 +156,7 @@ func (c *KVCache) Commit(b int32, h uint64) {
 
 func (c *KVCache) drop(b int32) {
 	h := c.hash[b]
-	delete(c.index, h)
+	c.index.del(h)
 	c.hashed[b] = false
 	if c.Events != nil {
 		c.Events.Removed(h)
@@ -226,10 +226,28 @@ func (c *KVCache) Check() error {
 	if inQueue != c.free || unref != c.free {
 		return fmt.Errorf("kv: free count %d, queue %d, unreferenced %d", c.free, inQueue, unref)
 	}
-	for h, b := range c.index {
-		if !c.hashed[b] || c.hash[b] != h {
-			return fmt.Errorf("kv: index maps %x to block %d holding %x", h, b, c.hash[b])
+	var bad error
+	entries := 0
+	c.index.each(func(h uint64, b int32) {
+		entries++
+		if got, ok := c.index.get(h); bad == nil && (!ok || got != b) {
+			bad = fmt.Errorf("kv: index entry %x → %d is not findable", h, b)
 		}
+		if bad == nil && (!c.hashed[b] || c.hash[b] != h) {
+			bad = fmt.Errorf("kv: index maps %x to block %d holding %x", h, b, c.hash[b])
+		}
+	})
+	if bad != nil {
+		return bad
+	}
+	hashed := 0
+	for _, ok := range c.hashed {
+		if ok {
+			hashed++
+		}
+	}
+	if entries != c.index.n || hashed != entries {
+		return fmt.Errorf("kv: index holds %d entries (counted %d), %d blocks are hashed", c.index.n, entries, hashed)
 	}
 	if c.Used() > c.Capacity() {
 		return fmt.Errorf("kv: %d blocks used of %d", c.Used(), c.Capacity())

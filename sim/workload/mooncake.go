@@ -105,6 +105,9 @@ func parseMooncakeLine(b []byte, name string, line int) (Request, float64, error
 	var m mooncakeLine
 	if err := json.Unmarshal(b, &m); err != nil {
 		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "" {
+			return Request{}, 0, &Error{name, line, "", "a request must be a JSON object, not " + te.Value}
+		}
 		if errors.As(err, &te) {
 			return Request{}, 0, &Error{name, line, te.Field, fmt.Sprintf("%s is not a valid %s", te.Value, te.Type)}
 		}

@@ -1,0 +1,86 @@
+package sim
+
+import "testing"
+
+func mustGrow(t *testing.T, c *KVCache, table []int32, n int) []int32 {
+	t.Helper()
+	table, ok := c.Grow(table, n)
+	if !ok {
+		t.Fatalf("Grow(%d) failed with %d free", n, c.Free())
+	}
+	return table
+}
+
+func TestKVCacheEvictsLeastRecentlyFreedSuffixFirst(t *testing.T) {
+	c := NewKVCache(4)
+	a := mustGrow(t, c, nil, 2)
+	b := mustGrow(t, c, nil, 2)
+	c.Commit(a[0], 0xa1)
+	c.Commit(a[1], 0xa2)
+	c.Commit(b[0], 0xb1)
+	c.Commit(b[1], 0xb2)
+	if _, ok := c.Grow(nil, 1); ok {
+		t.Fatal("allocated from a full pool")
+	}
+	c.Release(a) // A is freed before B: A's blocks are evicted first,
+	c.Release(b) // and within A the suffix before the prefix.
+	if hits, free := c.Lookup([]uint64{0xa1, 0xa2}, 2); hits != 2 || free != 2 {
+		t.Fatalf("after release: %d hits (%d free), want 2 (2)", hits, free)
+	}
+	x := mustGrow(t, c, nil, 1)
+	if hits, _ := c.Lookup([]uint64{0xa1, 0xa2}, 2); hits != 1 {
+		t.Errorf("after one eviction A keeps %d blocks, want its prefix (1)", hits)
+	}
+	x = mustGrow(t, c, x, 1)
+	if hits, _ := c.Lookup([]uint64{0xa1}, 1); hits != 0 {
+		t.Error("A's prefix survived while B's blocks were older in use")
+	}
+	if hits, _ := c.Lookup([]uint64{0xb1, 0xb2}, 2); hits != 2 {
+		t.Errorf("B lost blocks (%d hits) though A's were evicted first", hits)
+	}
+	if c.Evictions != 2 {
+		t.Errorf("evictions %d, want 2", c.Evictions)
+	}
+	// Referenced blocks are never evicted.
+	y := c.Acquire(nil, []uint64{0xb1, 0xb2})
+	if _, ok := c.Grow(nil, 1); ok {
+		t.Error("evicted a block that a request holds")
+	}
+	c.Release(y)
+	c.Release(x)
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Used() != 0 || c.Free() != 4 {
+		t.Errorf("used %d free %d after releasing everything", c.Used(), c.Free())
+	}
+}
+
+func TestKVCacheAnonymousBlocksReusedBeforeCachedOnes(t *testing.T) {
+	c := NewKVCache(3)
+	a := mustGrow(t, c, nil, 1)
+	c.Commit(a[0], 1)
+	anon := mustGrow(t, c, nil, 2)
+	c.Release(a)
+	c.Release(anon)
+	mustGrow(t, c, nil, 2)
+	if hits, _ := c.Lookup([]uint64{1}, 1); hits != 1 {
+		t.Error("a cached block was evicted while blocks with no content were free")
+	}
+}
+
+func TestKVCacheDuplicateContentStaysAnonymous(t *testing.T) {
+	c := NewKVCache(2)
+	a := mustGrow(t, c, nil, 1)
+	b := mustGrow(t, c, nil, 1)
+	c.Commit(a[0], 7)
+	c.Commit(b[0], 7) // computed twice concurrently: only one copy is findable
+	if c.Cached() != 1 {
+		t.Errorf("%d findable copies of one block", c.Cached())
+	}
+	c.Release(a)
+	c.Release(b)
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
