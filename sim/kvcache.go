@@ -17,7 +17,7 @@ type KVCache struct {
 	hash   []uint64
 	hashed []bool
 	index  blockIndex // content hash → block holding it
-	prev   []int32          // free-queue links, -1 = none
+	prev   []int32    // free-queue links, -1 = none
 	next   []int32
 	head   int32
 	tail   int32
