@@ -8,30 +8,70 @@ type Request struct {
 	// Blocks are the chained hashes of the prompt's full KV blocks at the
 	// workers' block size.
 	Blocks []uint64
+	// Parked is true when the request is being retried from the router
+	// queue rather than arriving.
+	Parked bool
 }
 
 // View is the router's read-only picture of the workers: its own
-// bookkeeping, never the engines' true state. Worker indices run from 0 to
-// NumWorkers()-1.
+// bookkeeping and what the workers published, never the engines' true
+// state. Worker indices run from 0 to NumWorkers()-1.
 type View interface {
 	// NumWorkers is the number of workers behind the router.
 	NumWorkers() int
+	// BlockSize is the KV block size in tokens.
+	BlockSize() int
 	// InFlight is the number of requests the router sent to worker w that
 	// have not finished.
 	InFlight(w int) int
+	// PrefillTokens is the router-tracked uncached prompt tokens of
+	// requests on w still waiting for their first token.
+	PrefillTokens(w int) int
+	// ActiveBlocks is the number of distinct prompt blocks of the requests
+	// in flight on w (router bookkeeping).
+	ActiveBlocks(w int) int
+	// NewBlocks counts the blocks not among w's active blocks.
+	NewBlocks(w int, blocks []uint64) int
+	// Overlap is the number of leading blocks the router believes cached on
+	// w, learnt from w's KV events.
+	Overlap(w int, blocks []uint64) int
+	// KVCapacity is w's published KV capacity in blocks.
+	KVCapacity(w int) int
+	// EngineKVUsed is the KV usage in blocks w last published (stale by the
+	// metrics lag).
+	EngineKVUsed(w int) int
+	// MaxNumBatchedTokens is w's published per-step token budget.
+	MaxNumBatchedTokens(w int) int
+	// QueuedISLTokens is the sum of the full input lengths of the requests
+	// parked at the router.
+	QueuedISLTokens() int
 }
 
-// Decision is a routing outcome. Worker is the chosen index, or Reject when
-// the request is refused; Reason explains it and Scores holds per-worker
-// scores where the policy computed any (lower is better).
+// Decision is a routing outcome. Worker is the chosen index, or Reject or
+// Park; Reason explains it and Scores holds per-worker costs where the
+// policy computed any (lower is better; +Inf marks an excluded worker).
 type Decision struct {
 	Worker int
 	Reason string
 	Scores []float64
 }
 
-// Reject is the Worker value of a refused request.
-const Reject = -1
+// Special Decision.Worker values.
+const (
+	// RejectBusy refuses the request because every worker is busy (HTTP
+	// 503); Reason is the message.
+	RejectBusy = -1
+	// Park holds the request in the router queue until capacity frees.
+	Park = -2
+	// RejectBackpressure refuses a request the router queue cannot take
+	// (HTTP 503); Reason is the message.
+	RejectBackpressure = -3
+)
+
+// Rejection messages, as Dynamo words them.
+const (
+	MsgAllBusy = "All workers are busy, please retry later"
+)
 
 // Policy routes one request. Implementations may keep state (a rotation
 // counter, a random stream) and are used from one goroutine.

@@ -5,18 +5,10 @@ import (
 	"testing"
 )
 
-// fakeView is a hand-built router view.
-type fakeView struct{ inFlight []int }
-
-func (v fakeView) NumWorkers() int    { return len(v.inFlight) }
-func (v fakeView) InFlight(w int) int { return v.inFlight[w] }
-
 func TestRoundRobinRotates(t *testing.T) {
-	p, err := New("round-robin", Params{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := fakeView{inFlight: []int{9, 0, 5}} // load is ignored
+	p := mustNew("round-robin", params(1))
+	v := newFakeView(3)
+	v.inFlight = []int{9, 0, 5} // load is ignored
 	var got []int
 	for i := 0; i < 7; i++ {
 		d := p.Route(&Request{ID: i}, v)
@@ -34,20 +26,43 @@ func TestRoundRobinRotates(t *testing.T) {
 }
 
 func TestRegistryDrivesLookup(t *testing.T) {
+	docs := map[string]bool{}
+	for _, d := range ParamDocs {
+		docs[d.Flag] = true
+		if d.Help == "" || d.Default(DefaultParams()) == "" {
+			t.Errorf("param %s lacks help or default", d.Flag)
+		}
+	}
 	for _, name := range Names() {
 		e, err := Lookup(name)
 		if err != nil || e.Summary == "" || e.New == nil {
 			t.Errorf("%s: entry %+v, %v", name, e, err)
 		}
+		for _, u := range e.Uses {
+			if !docs[u] {
+				t.Errorf("%s uses undocumented parameter %s", name, u)
+			}
+		}
+		if _, err := New(name, params(1)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
-	if _, err := New("fastest", Params{}); err == nil || !strings.Contains(err.Error(), "round-robin") {
+	if _, err := New("fastest", params(1)); err == nil || !strings.Contains(err.Error(), "round-robin") {
 		t.Errorf("unknown policy error %v should list the known ones", err)
+	}
+	if _, err := New("kv", Params{}); err == nil {
+		t.Error("a policy was built without a random stream")
+	}
+	bad := params(1)
+	bad.RouterTemperature, bad.BusySignal = -1, "psychic"
+	if _, err := New("kv", bad); err == nil || !strings.Contains(err.Error(), "--router-temperature") || !strings.Contains(err.Error(), "--busy-signal") {
+		t.Errorf("bad params: %v", err)
 	}
 }
 
 func TestFuncAdapter(t *testing.T) {
 	var p Policy = Func(func(_ *Request, v View) Decision { return Decision{Worker: v.NumWorkers() - 1, Reason: "last"} })
-	if d := p.Route(&Request{}, fakeView{inFlight: make([]int, 4)}); d.Worker != 3 {
+	if d := p.Route(&Request{}, newFakeView(4)); d.Worker != 3 {
 		t.Errorf("Func routed to %d", d.Worker)
 	}
 }

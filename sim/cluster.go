@@ -20,17 +20,17 @@ type Result struct {
 // cluster wires the router stage to N workers and handles the events of
 // one run.
 type cluster struct {
-	eng     Engine
-	cfg     Config
-	wl      *Workload
-	pol     policy.Policy
-	workers []*worker
-	reqs    []reqState
-	view    routerView
-	noise   *rand.Rand
-	next    int // next job to arrive
-	ended   int
-	preq    policy.Request
+	eng      Engine
+	cfg      Config
+	wl       *Workload
+	pol      policy.Policy
+	workers  []*worker
+	reqs     []reqState
+	rt       *router
+	noise    *rand.Rand
+	ended    int
+	drainDue bool
+	preq     policy.Request
 }
 
 // Run simulates wl on the configured cluster with routing policy pol.
@@ -43,20 +43,17 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 	if wl.BlockSize != cfg.Worker.BlockSize {
 		return nil, fmt.Errorf("sim: workload prepared for block size %d, workers use %d", wl.BlockSize, cfg.Worker.BlockSize)
 	}
-	c := &cluster{
-		cfg:   cfg,
-		wl:    wl,
-		pol:   pol,
-		reqs:  make([]reqState, len(wl.Jobs)),
-		noise: Stream(cfg.Seed, "service"),
-		view:  routerView{inFlight: make([]int, cfg.Workers)},
-	}
+	c := &cluster{cfg: cfg, wl: wl, pol: pol, reqs: make([]reqState, len(wl.Jobs)), noise: Stream(cfg.Seed, "service")}
+	c.rt = newRouter(cfg.Workers, cfg.Router, cfg.Worker, c.eng.Now)
 	for i := range c.reqs {
-		c.reqs[i] = reqState{job: &wl.Jobs[i], worker: -1, routed: -1, firstToken: -1, secondToken: -1, end: -1}
+		c.reqs[i] = reqState{job: &wl.Jobs[i], worker: -1, routed: -1, dispatched: -1, queueNs: -1, firstToken: -1, secondToken: -1, end: -1}
 	}
 	c.workers = make([]*worker, cfg.Workers)
 	for i := range c.workers {
 		c.workers[i] = newWorker(i, cfg.Worker, c.reqs)
+		if cfg.Router.KVAware {
+			c.workers[i].kv.Events = kvSink{c, int32(i)}
+		}
 	}
 	if len(wl.Jobs) > 0 {
 		c.eng.Schedule(wl.Jobs[0].Arrival, KindArrival, 0)
@@ -69,9 +66,16 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 func (c *cluster) Handle(e Event) {
 	switch e.Kind {
 	case KindArrival:
-		c.arrive(e.Arg)
+		if next := int(e.Arg) + 1; next < len(c.wl.Jobs) {
+			c.eng.Schedule(c.wl.Jobs[next].Arrival, KindArrival, int32(next))
+		}
+		c.submit(e.Arg)
+	case KindResend:
+		c.submit(e.Arg)
 	case KindRoute:
 		c.route(e.Arg)
+	case KindKVEvent:
+		c.deliverKV()
 	case KindStepEnd:
 		w := c.workers[e.Arg]
 		w.busy = false
@@ -84,47 +88,9 @@ func (c *cluster) Handle(e Event) {
 			c.startStep(w)
 		}
 	}
-}
-
-func (c *cluster) arrive(i int32) {
-	now := c.eng.Now()
-	if next := int(i) + 1; next < len(c.wl.Jobs) {
-		c.eng.Schedule(c.wl.Jobs[next].Arrival, KindArrival, int32(next))
-	}
-	j := c.reqs[i].job
-	if total := j.InputTokens + j.OutputTokens; total > c.cfg.Worker.MaxModelLen {
-		c.end(i, StatusRejectedTooLong, fmt.Sprintf(
-			"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion).",
-			c.cfg.Worker.MaxModelLen, total, j.InputTokens, j.OutputTokens))
-		return
-	}
-	delay := Time(math.Round(c.cfg.Profile.FrontendDelayNs(j.InputTokens)))
-	if delay == 0 {
-		c.route(i)
-		return
-	}
-	c.eng.Schedule(now+delay, KindRoute, i)
-}
-
-func (c *cluster) route(i int32) {
-	r := &c.reqs[i]
-	r.routed = c.eng.Now()
-	c.preq = policy.Request{ID: int(i), InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens, Blocks: r.job.Blocks}
-	d := c.pol.Route(&c.preq, &c.view)
-	if d.Worker == policy.Reject {
-		c.end(i, StatusRejectedBusy, d.Reason)
-		return
-	}
-	if d.Worker < 0 || d.Worker >= len(c.workers) {
-		panic(fmt.Sprintf("sim: policy chose worker %d of %d", d.Worker, len(c.workers)))
-	}
-	r.worker = int32(d.Worker)
-	c.view.inFlight[d.Worker]++
-	w := c.workers[d.Worker]
-	w.enqueue(i)
-	if !w.busy && !w.kicked {
-		w.kicked = true
-		c.eng.Schedule(c.eng.Now(), KindKick, int32(w.id))
+	if c.drainDue {
+		c.drainDue = false
+		c.drain()
 	}
 }
 
@@ -134,6 +100,7 @@ func (c *cluster) startStep(w *worker) {
 		return
 	}
 	b := w.schedule()
+	c.rt.publishUsage(w.id, c.eng.Now(), w.kv.Used())
 	if len(w.sched) == 0 {
 		return
 	}
@@ -167,11 +134,14 @@ func (c *cluster) sampled(ri int32) {
 	switch r.generated {
 	case 1:
 		r.firstToken = now
+		c.rt.firstToken(int(r.worker), r.booked)
+		c.drainDue = true
 	case 2:
 		r.secondToken = now
 	}
 	if r.generated == r.job.OutputTokens {
-		c.view.inFlight[r.worker]--
+		c.rt.finish(int(r.worker), r.job.Blocks)
+		c.drainDue = true
 		c.end(ri, StatusOK, "")
 	}
 }
@@ -194,10 +164,10 @@ func (c *cluster) result() (*Result, error) {
 			return nil, fmt.Errorf("sim: request %d (line %d) never ended: %d of %d requests ended", i, r.job.Line, c.ended, len(c.reqs))
 		}
 		res.Records[i] = Record{
-			ID: i, Line: r.job.Line, Arrival: r.job.Arrival, Routed: r.routed, Worker: int(r.worker),
-			FirstToken: r.firstToken, SecondToken: r.secondToken, End: r.end,
+			ID: i, Line: r.job.Line, Arrival: r.job.Arrival, Routed: r.routed, Dispatched: r.dispatched, QueueNs: r.queueNs,
+			Worker: int(r.worker), FirstToken: r.firstToken, SecondToken: r.secondToken, End: r.end,
 			InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens,
-			CachedTokens: r.cached, Preemptions: r.preemptions, Status: r.status, Reason: r.reason,
+			CachedTokens: r.cached, Preemptions: r.preemptions, Status: r.status, Reason: r.reason, Attempts: r.attempts,
 		}
 	}
 	for i, w := range c.workers {
@@ -209,17 +179,13 @@ func (c *cluster) result() (*Result, error) {
 		if w.kv.Used() != 0 {
 			return nil, fmt.Errorf("sim: worker %d holds %d KV blocks after every request ended", i, w.kv.Used())
 		}
+		if c.rt.inFlight[i] != 0 || c.rt.prefill[i] != 0 || c.rt.ActiveBlocks(i) != 0 {
+			return nil, fmt.Errorf("sim: router still books worker %d after the run: %d in flight, %d prefill tokens, %d blocks",
+				i, c.rt.inFlight[i], c.rt.prefill[i], c.rt.ActiveBlocks(i))
+		}
 	}
 	if len(c.reqs) > 0 {
 		res.Makespan = c.eng.Now() - c.reqs[0].job.Arrival
 	}
 	return res, nil
 }
-
-// routerView is the router's own bookkeeping, as policy.View.
-type routerView struct {
-	inFlight []int
-}
-
-func (v *routerView) NumWorkers() int    { return len(v.inFlight) }
-func (v *routerView) InFlight(w int) int { return v.inFlight[w] }

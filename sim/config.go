@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/routesim/routesim/model"
+	"github.com/routesim/routesim/policy"
 )
 
 // Config is one run's setup. Build WorkerConfig with ResolveWorker.
@@ -19,9 +20,20 @@ type Config struct {
 	// CheckInvariants runs the expensive KV consistency checks after every
 	// step (conservation and time order are always checked).
 	CheckInvariants bool
+	// Router configures the router stage around the policy.
+	Router RouterConfig
 	// Observer, if set, is told about every step (tests, utilisation
 	// sampling). nil means no one listens.
 	Observer StepObserver
+	// Decisions, if set, is told about every routing decision.
+	Decisions DecisionObserver
+}
+
+// DecisionObserver watches routing decisions (--trace-decisions).
+type DecisionObserver interface {
+	// Decision reports the policy's answer for attempt (1-based) of request
+	// id at time at.
+	Decision(at Time, id, attempt int, d policy.Decision)
 }
 
 // StepObserver watches engine steps as they are scheduled.
@@ -56,6 +68,15 @@ func (c *Config) Validate() error {
 	} else if w.KVBlocks >= 1 && w.BlockSize >= 1 && w.MaxModelLen > w.KVBlocks*w.BlockSize {
 		bad("--max-model-len %d needs more KV than a worker has (%d blocks × %d = %d tokens); lower it or raise --gpu-memory-utilization",
 			w.MaxModelLen, w.KVBlocks, w.BlockSize, w.KVBlocks*w.BlockSize)
+	}
+	if c.Router.KVEventLag < 0 || c.Router.MetricsLag < 0 {
+		bad("--kv-event-lag and --metrics-lag must be ≥ 0")
+	}
+	if c.Router.Retries < 0 || c.Router.Retries > 100 {
+		bad("--retry %d must be in [0, 100]", c.Router.Retries)
+	}
+	if c.Router.Retries > 0 && c.Router.RetryBackoff <= 0 {
+		bad("--retry-backoff must be > 0 when --retry is set")
 	}
 	if c.Profile == nil {
 		bad("no step-time profile")

@@ -25,6 +25,8 @@ type Kind uint8
 // instant all land before any worker starts a step, so a burst is batched.
 const (
 	KindArrival Kind = iota // a request reaches the frontend; Arg = request
+	KindResend              // a client re-sends a rejected request; Arg = request
+	KindKVEvent             // lagged KV events reach the router
 	KindRoute               // frontend done, the router decides; Arg = request
 	KindStepEnd             // a worker's step finishes; Arg = worker
 	KindKick                // an idle worker looks for work; Arg = worker

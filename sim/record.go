@@ -40,7 +40,9 @@ type Record struct {
 	ID           int
 	Line         int // line of the trace file
 	Arrival      Time
-	Routed       Time // when the router decided (after the frontend delay)
+	Routed       Time // when the router first decided (after the frontend delay)
+	Dispatched   Time // when the router sent it to its worker, -1 if never
+	QueueNs      Time // time parked in the router queue, -1 if never parked
 	Worker       int  // -1 if never dispatched
 	FirstToken   Time
 	SecondToken  Time
@@ -51,6 +53,16 @@ type Record struct {
 	Preemptions  int
 	Status       Status
 	Reason       string // why it was rejected; empty when ok
+	// Attempts lists the rejected attempts that the client retried, oldest
+	// first; the final attempt's outcome is Status.
+	Attempts []Attempt
+}
+
+// Attempt is one rejected try of a request that was re-sent.
+type Attempt struct {
+	At     Time
+	Status Status
+	Reason string
 }
 
 // TTFT is the time to first token, or -1.

@@ -28,7 +28,15 @@ type Summary struct {
 	OutputTokensPerS float64             `json:"output_tokens_per_s"`
 	PrefixHitRate    float64             `json:"prefix_cache_hit_rate"` // cached / looked-up prompt tokens
 	Preemptions      int                 `json:"preemptions"`
-	Workers          []WorkerSummary     `json:"workers"`
+	// Retries counts client re-sends; RetriedRejections the rejections
+	// that were re-sent, by status (final rejections are in Rejected).
+	Retries           int            `json:"retries"`
+	RetriedRejections map[string]int `json:"retried_rejections"`
+	// Parked counts requests that waited in the router queue;
+	// RouterQueueMs is their wait.
+	Parked        int             `json:"parked"`
+	RouterQueueMs Dist            `json:"router_queue_ms"`
+	Workers       []WorkerSummary `json:"workers"`
 }
 
 // WorkerSummary is one worker's share of a run.
@@ -45,8 +53,8 @@ type WorkerSummary struct {
 
 // Summarize computes a run's summary.
 func Summarize(res *Result) Summary {
-	s := Summary{Offered: len(res.Records), Rejected: map[string]int{}, TTFTOfferedMs: map[string]*float64{}}
-	var ttft, ttst, itl, e2e, isl, osl, offered []float64
+	s := Summary{Offered: len(res.Records), Rejected: map[string]int{}, TTFTOfferedMs: map[string]*float64{}, RetriedRejections: map[string]int{}}
+	var ttft, ttst, itl, e2e, isl, osl, offered, queued []float64
 	var first, last Time = math.MaxInt64, math.MinInt64
 	outTokens := 0
 	perWorker := make([]int, len(res.Workers))
@@ -56,6 +64,14 @@ func Summarize(res *Result) Summary {
 		isl = append(isl, float64(r.InputTokens))
 		if r.Worker >= 0 {
 			perWorker[r.Worker]++
+		}
+		s.Retries += len(r.Attempts)
+		for _, a := range r.Attempts {
+			s.RetriedRejections[a.Status.String()]++
+		}
+		if r.QueueNs >= 0 {
+			s.Parked++
+			queued = append(queued, r.QueueNs.Ms())
 		}
 		if r.Status != StatusOK {
 			s.Rejected[r.Status.String()]++
@@ -75,6 +91,7 @@ func Summarize(res *Result) Summary {
 	}
 	s.TTFTMs, s.TTSTMs, s.ITLMs, s.E2EMs = NewDist(ttft), NewDist(ttst), NewDist(itl), NewDist(e2e)
 	s.ISL, s.OSL = NewDist(isl), NewDist(osl)
+	s.RouterQueueMs = NewDist(queued)
 	if s.Offered > 0 {
 		s.Completeness = float64(s.Completed) / float64(s.Offered)
 		sort.Float64s(offered)

@@ -52,8 +52,8 @@ func TestDistJSONHasAIPerfKeysAndNullForEmpty(t *testing.T) {
 func TestSummaryCountsAndThroughput(t *testing.T) {
 	res := &Result{
 		Records: []Record{
-			{ID: 0, Arrival: 0, FirstToken: 100 * Millisecond, SecondToken: 150 * Millisecond, End: 200 * Millisecond, OutputTokens: 3, InputTokens: 10, Status: StatusOK, Worker: 0},
-			{ID: 1, Arrival: 0, FirstToken: -1, SecondToken: -1, End: 0, OutputTokens: 5, InputTokens: 10, Status: StatusRejectedBusy, Worker: -1, Reason: "busy"},
+			{ID: 0, Arrival: 0, QueueNs: -1, FirstToken: 100 * Millisecond, SecondToken: 150 * Millisecond, End: 200 * Millisecond, OutputTokens: 3, InputTokens: 10, Status: StatusOK, Worker: 0},
+			{ID: 1, Arrival: 0, QueueNs: -1, FirstToken: -1, SecondToken: -1, End: 0, OutputTokens: 5, InputTokens: 10, Status: StatusRejectedBusy, Worker: -1, Reason: "busy"},
 		},
 		Workers:  []WorkerStats{{BusyNs: 100 * Millisecond, Steps: 4, PromptTokens: 10, CachedTokens: 5, KVBlocks: 10, PeakBlocksUsed: 5}},
 		Makespan: 200 * Millisecond,

@@ -24,6 +24,11 @@ type reqState struct {
 	committed   int     // leading blocks made findable in the cache
 	table       []int32 // KV blocks, in token order
 	routed      Time
+	dispatched  Time
+	parkedAt    Time
+	queueNs     Time
+	booked      int // prefill tokens booked at the router
+	attempts    []Attempt
 	firstToken  Time
 	secondToken Time
 	end         Time

@@ -32,8 +32,9 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"run":     {"simulate one trace on one cluster and print its summary", runCmd},
-		"version": {"print the version", func(_ []string, out, _ io.Writer) error { _, err := fmt.Fprintln(out, "routesim", Version); return err }},
+		"run":      {"simulate one trace on one cluster and print its summary", runCmd},
+		"policies": {"list the routing policies, their parameters and defaults", policiesCmd},
+		"version":  {"print the version", func(_ []string, out, _ io.Writer) error { _, err := fmt.Fprintln(out, "routesim", Version); return err }},
 	}
 }
 

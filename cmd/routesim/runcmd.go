@@ -22,6 +22,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	var f simFlags
 	f.register(fs)
 	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json and manifest.json to this directory")
+	decisions := fs.String("trace-decisions", "", "write every routing decision (reason, per-worker scores) to this file as JSON lines")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim run [flags]\n\nSimulate one trace on N workers under one policy and print the summary.\n\nFlags:\n%s", fs.FlagUsages())
 	}
@@ -38,12 +39,27 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	pol, err := policy.New(f.Policy, policy.Params{Rand: sim.Stream(f.Seed, "router")})
+	params := f.Policies
+	params.Rand = sim.Stream(f.Seed, "router")
+	pol, err := policy.New(f.Policy, params)
 	if err != nil {
 		return usageError{err}
 	}
+	var trace *decisionTrace
+	if *decisions != "" {
+		if trace, err = newDecisionTrace(*decisions); err != nil {
+			return err
+		}
+		st.Config.Decisions = trace
+	}
 	res, err := sim.Run(st.Config, st.Work, pol)
+	if err == nil && trace != nil {
+		err = trace.commit()
+	}
 	if err != nil {
+		if trace != nil {
+			trace.abort()
+		}
 		return err
 	}
 	sum := sim.Summarize(res)
@@ -141,6 +157,10 @@ func printSummary(w io.Writer, f *simFlags, st *setup, s *sim.Summary) error {
 	tw.Flush()
 	fmt.Fprintf(w, "\nthroughput %.3f req/s, %.1f output tok/s over %.1f s; prefix-cache hit rate %.1f%%; preemptions %d\n",
 		s.RequestsPerS, s.OutputTokensPerS, s.DurationS, 100*s.PrefixHitRate, s.Preemptions)
+	if s.Retries > 0 || s.Parked > 0 {
+		fmt.Fprintf(w, "client retries %d (rejections retried: %v); router queue: %d parked, wait avg %s ms, p99 %s ms\n",
+			s.Retries, s.RetriedRejections, s.Parked, ms(s.RouterQueueMs.Avg), ms(s.RouterQueueMs.Pct("p99")))
+	}
 	fmt.Fprint(w, "GPU busy:")
 	for i, ws := range s.Workers {
 		fmt.Fprintf(w, " %d:%.0f%%", i, 100*ws.BusyFraction)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -42,6 +43,12 @@ type simFlags struct {
 
 	Seed            uint64 `json:"seed"`
 	CheckInvariants bool   `json:"check_invariants"`
+
+	Policies     policy.Params `json:"policy_params"`
+	KVEventLag   time.Duration `json:"kv_event_lag"`
+	MetricsLag   time.Duration `json:"metrics_lag"`
+	Retry        int           `json:"retry"`
+	RetryBackoff time.Duration `json:"retry_backoff"`
 }
 
 func (f *simFlags) register(fs *pflag.FlagSet) {
@@ -66,6 +73,74 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.PrefixCaching, "enable-prefix-caching", true, "reuse cached prompt blocks (--enable-prefix-caching=false to disable)")
 	fs.Uint64Var(&f.Seed, "seed", 0, "seed of every random stream in the run")
 	fs.BoolVar(&f.CheckInvariants, "check-invariants", false, "check KV-cache invariants after every step (slow; for debugging)")
+	f.Policies = policy.DefaultParams()
+	for _, d := range policy.ParamDocs {
+		registerParam(fs, &f.Policies, d)
+	}
+	fs.DurationVar(&f.KVEventLag, "kv-event-lag", 0, "delay of the workers' KV stored/removed events reaching the router")
+	fs.DurationVar(&f.MetricsLag, "metrics-lag", time.Millisecond, "delay of the workers' published KV usage (--busy-signal engine; Dynamo publishes 1 ms after a change)")
+	fs.IntVar(&f.Retry, "retry", 0, "client re-sends of a rejected request (0 = none, like AIPerf)")
+	fs.DurationVar(&f.RetryBackoff, "retry-backoff", time.Second, "wait before the first re-send; doubled for each further one")
+}
+
+// registerParam adds the flag for one policy parameter, bound to its field.
+func registerParam(fs *pflag.FlagSet, p *policy.Params, d policy.ParamDoc) {
+	switch d.Flag {
+	case "overlap-score-credit":
+		fs.Float64Var(&p.OverlapScoreCredit, d.Flag, p.OverlapScoreCredit, d.Help)
+	case "prefill-load-scale":
+		fs.Float64Var(&p.PrefillLoadScale, d.Flag, p.PrefillLoadScale, d.Help)
+	case "router-temperature":
+		fs.Float64Var(&p.RouterTemperature, d.Flag, p.RouterTemperature, d.Help)
+	case "active-decode-blocks-threshold":
+		fs.Float64Var(&p.ActiveDecodeBlocksThreshold, d.Flag, p.ActiveDecodeBlocksThreshold, d.Help)
+	case "active-prefill-tokens-threshold":
+		fs.IntVar(&p.ActivePrefillTokensThreshold, d.Flag, p.ActivePrefillTokensThreshold, d.Help)
+	case "active-prefill-tokens-threshold-frac":
+		fs.Float64Var(&p.ActivePrefillTokensThresholdFrac, d.Flag, p.ActivePrefillTokensThresholdFrac, d.Help)
+	case "busy-signal":
+		fs.StringVar(&p.BusySignal, d.Flag, p.BusySignal, d.Help)
+	case "router-queue-threshold":
+		fs.Float64Var(&p.RouterQueueThreshold, d.Flag, p.RouterQueueThreshold, d.Help)
+	case "max-queued-isl-tokens":
+		fs.IntVar(&p.MaxQueuedISLTokens, d.Flag, p.MaxQueuedISLTokens, d.Help)
+	default:
+		panic("routesim: policy parameter " + d.Flag + " has no flag")
+	}
+}
+
+// policyFlagErrors reports policy flags the user set that the chosen
+// policy does not read.
+func policyFlagErrors(fs *pflag.FlagSet, name string) []error {
+	e, err := policy.Lookup(name)
+	if err != nil {
+		return nil
+	}
+	used := map[string]bool{}
+	for _, u := range e.Uses {
+		used[u] = true
+	}
+	if used["busy-signal"] {
+		used["metrics-lag"] = true
+	}
+	if e.KVAware {
+		used["kv-event-lag"] = true
+	}
+	var errs []error
+	for _, flag := range append(paramFlags(), "metrics-lag", "kv-event-lag") {
+		if fs.Changed(flag) && !used[flag] {
+			errs = append(errs, fmt.Errorf("--%s has no effect with --policy %s", flag, name))
+		}
+	}
+	return errs
+}
+
+func paramFlags() []string {
+	var out []string
+	for _, d := range policy.ParamDocs {
+		out = append(out, d.Flag)
+	}
+	return out
 }
 
 // setup is everything a run needs, built and validated from simFlags.
@@ -81,8 +156,13 @@ type setup struct {
 // problem at once before touching any file.
 func (f *simFlags) build(fs *pflag.FlagSet) (*setup, error) {
 	var errs []error
-	if _, err := policy.Lookup(f.Policy); err != nil {
+	entry, err := policy.Lookup(f.Policy)
+	if err != nil {
 		errs = append(errs, fmt.Errorf("--policy: %w", err))
+	}
+	errs = append(errs, policyFlagErrors(fs, f.Policy)...)
+	if err := f.Policies.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	quant, err := model.ParseQuant(f.Quant)
 	if err != nil {
@@ -129,7 +209,12 @@ func (f *simFlags) build(fs *pflag.FlagSet) (*setup, error) {
 		return nil, usageError{err}
 	}
 	dep.GPUMemoryUtilization = f.GPUMemUtil
-	cfg := sim.Config{Workers: f.N, Worker: wc, Profile: prof, Seed: f.Seed, CheckInvariants: f.CheckInvariants}
+	cfg := sim.Config{Workers: f.N, Worker: wc, Profile: prof, Seed: f.Seed, CheckInvariants: f.CheckInvariants,
+		Router: sim.RouterConfig{
+			KVAware: entry.KVAware, EngineSignal: f.Policies.BusySignal == "engine",
+			KVEventLag: sim.Time(f.KVEventLag), MetricsLag: sim.Time(f.MetricsLag),
+			Retries: f.Retry, RetryBackoff: sim.Time(f.RetryBackoff),
+		}}
 	if err := cfg.Validate(); err != nil {
 		return nil, usageError{err}
 	}

@@ -12,8 +12,8 @@ import (
 // trace start (-1 = never reached); latencies are float ms ("" = undefined).
 var RequestColumns = []string{
 	"id", "line", "status", "http_code", "worker", "input_tokens", "output_tokens", "cached_tokens",
-	"preemptions", "arrival_ns", "routed_ns", "first_token_ns", "second_token_ns", "end_ns",
-	"ttft_ms", "itl_ms", "e2e_ms", "reason",
+	"preemptions", "arrival_ns", "routed_ns", "dispatched_ns", "first_token_ns", "second_token_ns", "end_ns",
+	"ttft_ms", "itl_ms", "e2e_ms", "router_queue_ms", "attempts", "reason", "rejected_attempts",
 }
 
 // WriteRequestsCSV writes one row per record.
@@ -33,14 +33,28 @@ func WriteRequestsCSV(w io.Writer, recs []sim.Record) error {
 			strconv.Itoa(r.ID), strconv.Itoa(r.Line), r.Status.String(), strconv.Itoa(r.Status.HTTPCode()),
 			strconv.Itoa(r.Worker), strconv.Itoa(r.InputTokens), strconv.Itoa(r.OutputTokens),
 			strconv.Itoa(r.CachedTokens), strconv.Itoa(r.Preemptions),
-			fmtTime(r.Arrival), fmtTime(r.Routed), fmtTime(r.FirstToken), fmtTime(r.SecondToken), fmtTime(r.End),
-			msOrEmpty(r.TTFT()), itl, msOrEmpty(r.E2E()), r.Reason)
+			fmtTime(r.Arrival), fmtTime(r.Routed), fmtTime(r.Dispatched), fmtTime(r.FirstToken), fmtTime(r.SecondToken), fmtTime(r.End),
+			msOrEmpty(r.TTFT()), itl, msOrEmpty(r.E2E()), msOrEmpty(r.QueueNs), strconv.Itoa(len(r.Attempts)+1), r.Reason, attemptLog(r.Attempts))
 		if err := cw.Write(row); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// attemptLog renders retried rejections as "t_ns:status" joined by ";".
+func attemptLog(as []sim.Attempt) string {
+	var b []byte
+	for i, a := range as {
+		if i > 0 {
+			b = append(b, ';')
+		}
+		b = strconv.AppendInt(b, int64(a.At), 10)
+		b = append(b, ':')
+		b = append(b, a.Status.String()...)
+	}
+	return string(b)
 }
 
 // SummaryRow flattens a summary into ordered column names and values, the
@@ -75,6 +89,11 @@ func SummaryRow(s *sim.Summary) (cols, vals []string) {
 	add("output_tokens_per_s", fmtFloat(s.OutputTokensPerS))
 	add("prefix_cache_hit_rate", fmtFloat(s.PrefixHitRate))
 	add("preemptions", strconv.Itoa(s.Preemptions))
+	add("retries", strconv.Itoa(s.Retries))
+	add("parked", strconv.Itoa(s.Parked))
+	add("router_queue_ms_avg", fmtFloat(s.RouterQueueMs.Avg))
+	add("router_queue_ms_p50", fmtFloat(s.RouterQueueMs.Pct("p50")))
+	add("router_queue_ms_p99", fmtFloat(s.RouterQueueMs.Pct("p99")))
 	lo, hi, mean := 1.0, 0.0, 0.0
 	for _, w := range s.Workers {
 		lo, hi = min(lo, w.BusyFraction), max(hi, w.BusyFraction)

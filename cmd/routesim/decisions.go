@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/routesim/routesim/policy"
+	"github.com/routesim/routesim/sim"
+)
+
+// decisionTrace writes routing decisions as JSON lines to a temporary
+// file that replaces the target only when the run succeeded.
+type decisionTrace struct {
+	path string
+	f    *os.File
+	w    *bufio.Writer
+	buf  []byte
+	err  error
+}
+
+func newDecisionTrace(path string) (*decisionTrace, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("--trace-decisions: %w", err)
+	}
+	return &decisionTrace{path: path, f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+}
+
+// Decision implements sim.DecisionObserver. Excluded workers' +Inf scores
+// are written as null.
+func (t *decisionTrace) Decision(at sim.Time, id, attempt int, d policy.Decision) {
+	if t.err != nil {
+		return
+	}
+	b := t.buf[:0]
+	b = append(b, `{"t_ns":`...)
+	b = strconv.AppendInt(b, int64(at), 10)
+	b = append(b, `,"request":`...)
+	b = strconv.AppendInt(b, int64(id), 10)
+	b = append(b, `,"attempt":`...)
+	b = strconv.AppendInt(b, int64(attempt), 10)
+	b = append(b, `,"outcome":`...)
+	switch d.Worker {
+	case policy.Park:
+		b = append(b, `"park"`...)
+	case policy.RejectBusy:
+		b = append(b, `"reject-busy"`...)
+	case policy.RejectBackpressure:
+		b = append(b, `"reject-backpressure"`...)
+	default:
+		b = append(b, `"dispatch","worker":`...)
+		b = strconv.AppendInt(b, int64(d.Worker), 10)
+	}
+	b = append(b, `,"reason":`...)
+	b = strconv.AppendQuote(b, d.Reason)
+	if d.Scores != nil {
+		b = append(b, `,"scores":[`...)
+		for i, s := range d.Scores {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = sim.AppendJSONFloat(b, s)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, "}\n"...)
+	t.buf = b
+	_, t.err = t.w.Write(b)
+}
+
+func (t *decisionTrace) commit() error {
+	err := t.err
+	if err == nil {
+		err = t.w.Flush()
+	}
+	if cerr := t.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(t.f.Name(), t.path)
+	}
+	if err != nil {
+		os.Remove(t.f.Name())
+		return fmt.Errorf("--trace-decisions %s: %w", t.path, err)
+	}
+	return nil
+}
+
+func (t *decisionTrace) abort() {
+	t.f.Close()
+	os.Remove(t.f.Name())
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/routesim/routesim/policy"
+)
+
+// policiesCmd lists every registered policy with the parameters it reads
+// and their defaults.
+func policiesCmd(args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("routesim policies", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return nil
+		}
+		return usageError{err}
+	}
+	defaults := policy.DefaultParams()
+	docs := map[string]policy.ParamDoc{}
+	for _, d := range policy.ParamDocs {
+		docs[d.Flag] = d
+	}
+	var b strings.Builder
+	b.WriteString("Policies (routesim run --policy NAME [parameter flags]):\n")
+	for _, name := range policy.Names() {
+		e, _ := policy.Lookup(name)
+		fmt.Fprintf(&b, "\n%s\n    %s\n", name, e.Summary)
+		for _, u := range e.Uses {
+			d := docs[u]
+			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", u, d.Default(defaults), d.Help)
+		}
+		if docs["busy-signal"].Flag != "" && contains(e.Uses, "busy-signal") {
+			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", "metrics-lag", "1ms", "delay of the workers' published KV usage (engine busy signal)")
+		}
+		if e.KVAware {
+			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", "kv-event-lag", "0s", "delay of KV stored/removed events reaching the router")
+		}
+	}
+	_, err := io.WriteString(stdout, b.String())
+	return err
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,69 @@
+package policy
+
+import "math/rand/v2"
+
+// Random picks a worker uniformly at random.
+type Random struct{ Rand *rand.Rand }
+
+// Route draws a worker.
+func (p *Random) Route(_ *Request, v View) Decision {
+	return Decision{Worker: p.Rand.IntN(v.NumWorkers()), Reason: "uniform random"}
+}
+
+// LeastLoaded picks the worker with the fewest requests in flight, ties
+// broken uniformly at random.
+type LeastLoaded struct{ Rand *rand.Rand }
+
+// Route picks the least-loaded worker.
+func (p *LeastLoaded) Route(_ *Request, v View) Decision {
+	scores := make([]float64, v.NumWorkers())
+	for w := range scores {
+		scores[w] = float64(v.InFlight(w))
+	}
+	return Decision{Worker: argmin(scores, p.Rand), Reason: "fewest in flight", Scores: scores}
+}
+
+// PowerOfTwo samples two distinct workers uniformly and picks the one with
+// fewer requests in flight (a tie goes to either with equal chance).
+type PowerOfTwo struct{ Rand *rand.Rand }
+
+// Route compares two random workers.
+func (p *PowerOfTwo) Route(_ *Request, v View) Decision {
+	n := v.NumWorkers()
+	if n == 1 {
+		return Decision{Worker: 0, Reason: "only worker"}
+	}
+	a := p.Rand.IntN(n)
+	b := p.Rand.IntN(n - 1)
+	if b >= a {
+		b++
+	}
+	la, lb := v.InFlight(a), v.InFlight(b)
+	w := a
+	if lb < la || (lb == la && p.Rand.IntN(2) == 1) {
+		w = b
+	}
+	return Decision{Worker: w, Reason: "fewer in flight of two sampled"}
+}
+
+// argmin returns the index of the smallest score, choosing uniformly among
+// ties (reservoir sampling); +Inf scores are never chosen. It returns -1 if
+// every score is +Inf.
+func argmin(scores []float64, rng *rand.Rand) int {
+	best, ties := -1, 0
+	for i, s := range scores {
+		switch {
+		case s > maxFinite:
+		case best < 0 || s < scores[best]:
+			best, ties = i, 1
+		case s == scores[best]:
+			ties++
+			if rng.IntN(ties) == 0 {
+				best = i
+			}
+		}
+	}
+	return best
+}
+
+const maxFinite = 1.7976931348623157e308

@@ -1,0 +1,158 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// KV is Dynamo's KV-aware router. Each eligible worker w costs
+//
+//	scale · max((prefill_w + ISL)/B − credit · overlap_w, 0) + decode_w
+//
+// where prefill_w is the router-tracked prompt tokens awaiting a first
+// token, overlap_w the request's leading blocks the router believes cached
+// on w, and decode_w the distinct blocks of w's in-flight requests plus the
+// request's blocks not among them. Temperature 0 picks the cheapest worker
+// (uniform tie-break); T > 0 samples p_w ∝ exp(−(c_w − c_min)/((c_max −
+// c_min)·T)). Busy, if set, excludes busy workers and rejects when all are
+// busy; Queue, if set, parks requests while every worker is prefill-busy.
+type KV struct {
+	Rand        *rand.Rand
+	Credit      float64 // overlap_score_credit
+	Scale       float64 // prefill_load_scale
+	Temperature float64 // router_temperature
+	Busy        *BusyMonitor
+	Queue       *QueueGate
+}
+
+// Cost is the worker's cost for request r (lower wins).
+func (p *KV) Cost(r *Request, v View, w int) float64 {
+	raw := float64(v.PrefillTokens(w)+r.InputTokens) / float64(v.BlockSize())
+	adjusted := math.Max(raw-p.Credit*float64(v.Overlap(w, r.Blocks)), 0)
+	return p.Scale*adjusted + float64(v.ActiveBlocks(w)+v.NewBlocks(w, r.Blocks))
+}
+
+// Route scores the eligible workers and picks one, parks or rejects.
+func (p *KV) Route(r *Request, v View) Decision {
+	if p.Queue != nil {
+		if d, held := p.Queue.hold(r, v); held {
+			return d
+		}
+	}
+	scores := make([]float64, v.NumWorkers())
+	busy := 0
+	for w := range scores {
+		if p.Busy != nil && p.Busy.IsBusy(w, v) {
+			scores[w] = math.Inf(1)
+			busy++
+			continue
+		}
+		scores[w] = p.Cost(r, v, w)
+	}
+	if busy == len(scores) {
+		return Decision{Worker: RejectBusy, Reason: MsgAllBusy, Scores: scores}
+	}
+	if p.Temperature > 0 {
+		return Decision{Worker: softmax(scores, p.Temperature, p.Rand), Reason: "softmax over cost", Scores: scores}
+	}
+	return Decision{Worker: argmin(scores, p.Rand), Reason: "min cost", Scores: scores}
+}
+
+// softmax samples an index with probability ∝ exp(−(s − min)/((max − min)·T))
+// over finite scores, with one uniform draw walked along the cumulative
+// sum; equal scores give a uniform draw.
+func softmax(scores []float64, temp float64, rng *rand.Rand) int {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range scores {
+		if s <= maxFinite {
+			lo, hi = math.Min(lo, s), math.Max(hi, s)
+		}
+	}
+	weights := make([]float64, len(scores))
+	sum := 0.0
+	for i, s := range scores {
+		switch {
+		case s > maxFinite:
+		case hi == lo:
+			weights[i] = 1
+		default:
+			weights[i] = math.Exp(-(s - lo) / ((hi - lo) * temp))
+		}
+		sum += weights[i]
+	}
+	u := rng.Float64() * sum
+	last := -1
+	for i, wt := range weights {
+		if wt == 0 {
+			continue
+		}
+		last = i
+		if u < wt {
+			return i
+		}
+		u -= wt
+	}
+	return last
+}
+
+// BusyMonitor is Dynamo's worker busy check: a worker is busy when any
+// enabled threshold is reached. A zero threshold is off.
+type BusyMonitor struct {
+	// DecodeBlocksThreshold: busy when active blocks ≥ this × KV capacity.
+	DecodeBlocksThreshold float64
+	// PrefillTokensThreshold: busy when router-tracked prefill tokens exceed it.
+	PrefillTokensThreshold int
+	// PrefillTokensThresholdFrac: busy when prefill tokens exceed this ×
+	// max_num_batched_tokens.
+	PrefillTokensThresholdFrac float64
+	// EngineSignal takes active blocks from the worker's published KV usage
+	// instead of the router's own bookkeeping.
+	EngineSignal bool
+}
+
+// IsBusy reports whether worker w is busy in view v.
+func (b *BusyMonitor) IsBusy(w int, v View) bool {
+	active := v.ActiveBlocks(w)
+	if b.EngineSignal {
+		active = v.EngineKVUsed(w)
+	}
+	if b.DecodeBlocksThreshold > 0 && float64(active) >= b.DecodeBlocksThreshold*float64(v.KVCapacity(w)) {
+		return true
+	}
+	pt := v.PrefillTokens(w)
+	if b.PrefillTokensThreshold > 0 && pt > b.PrefillTokensThreshold {
+		return true
+	}
+	return b.PrefillTokensThresholdFrac > 0 && float64(pt) > b.PrefillTokensThresholdFrac*float64(v.MaxNumBatchedTokens(w))
+}
+
+// QueueGate is Dynamo's router queue: a request is parked while every
+// worker has more than Threshold × max_num_batched_tokens prefill tokens
+// pending. A new request that would park finding MaxQueuedISLTokens (> 0)
+// or more already queued is rejected instead.
+type QueueGate struct {
+	Threshold          float64
+	MaxQueuedISLTokens int
+}
+
+// AllPrefillBusy reports whether every worker is past the threshold.
+func (q *QueueGate) AllPrefillBusy(v View) bool {
+	for w := 0; w < v.NumWorkers(); w++ {
+		if float64(v.PrefillTokens(w)) <= q.Threshold*float64(v.MaxNumBatchedTokens(w)) {
+			return false
+		}
+	}
+	return true
+}
+
+func (q *QueueGate) hold(r *Request, v View) (Decision, bool) {
+	if !q.AllPrefillBusy(v) {
+		return Decision{}, false
+	}
+	if queued := v.QueuedISLTokens(); !r.Parked && q.MaxQueuedISLTokens > 0 && queued >= q.MaxQueuedISLTokens {
+		return Decision{Worker: RejectBackpressure, Reason: fmt.Sprintf(
+			"router backpressure: MaxQueuedIslTokensExceeded (queued_isl_tokens=%d, max_queued_isl_tokens=%d)", queued, q.MaxQueuedISLTokens)}, true
+	}
+	return Decision{Worker: Park, Reason: "every worker prefill-busy"}, true
+}

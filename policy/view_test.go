@@ -1,0 +1,44 @@
+package policy
+
+import "math/rand/v2"
+
+// fakeView is a hand-built router view: every quantity is given per worker
+// (Overlap and NewBlocks ignore the request's blocks).
+type fakeView struct {
+	block                                 int
+	inFlight, prefill, active, newBlocks  []int
+	overlap, capacity, engineUsed, budget []int
+	queued                                int
+}
+
+func newFakeView(n int) *fakeView {
+	v := &fakeView{block: 64}
+	for _, s := range []*[]int{&v.inFlight, &v.prefill, &v.active, &v.newBlocks, &v.overlap, &v.capacity, &v.engineUsed, &v.budget} {
+		*s = make([]int, n)
+	}
+	for w := 0; w < n; w++ {
+		v.capacity[w], v.budget[w] = 1000, 2048
+	}
+	return v
+}
+
+func (v *fakeView) NumWorkers() int                 { return len(v.inFlight) }
+func (v *fakeView) BlockSize() int                  { return v.block }
+func (v *fakeView) InFlight(w int) int              { return v.inFlight[w] }
+func (v *fakeView) PrefillTokens(w int) int         { return v.prefill[w] }
+func (v *fakeView) ActiveBlocks(w int) int          { return v.active[w] }
+func (v *fakeView) NewBlocks(w int, _ []uint64) int { return v.newBlocks[w] }
+func (v *fakeView) Overlap(w int, _ []uint64) int   { return v.overlap[w] }
+func (v *fakeView) KVCapacity(w int) int            { return v.capacity[w] }
+func (v *fakeView) EngineKVUsed(w int) int          { return v.engineUsed[w] }
+func (v *fakeView) MaxNumBatchedTokens(w int) int   { return v.budget[w] }
+func (v *fakeView) QueuedISLTokens() int            { return v.queued }
+func testRand(seed uint64) *rand.Rand               { return rand.New(rand.NewPCG(seed, 0)) }
+func params(seed uint64) Params                     { p := DefaultParams(); p.Rand = testRand(seed); return p }
+func mustNew(name string, p Params) Policy {
+	pol, err := New(name, p)
+	if err != nil {
+		panic(err)
+	}
+	return pol
+}

@@ -1,0 +1,144 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/routesim/routesim/policy"
+)
+
+// submit sends request i (again) through the frontend: a too-long request
+// is refused at once (HTTP 400, never retried); others reach the router
+// after the frontend delay.
+func (c *cluster) submit(i int32) {
+	j := c.reqs[i].job
+	if total := j.InputTokens + j.OutputTokens; total > c.cfg.Worker.MaxModelLen {
+		c.end(i, StatusRejectedTooLong, fmt.Sprintf(
+			"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion).",
+			c.cfg.Worker.MaxModelLen, total, j.InputTokens, j.OutputTokens))
+		return
+	}
+	delay := Time(math.Round(c.cfg.Profile.FrontendDelayNs(j.InputTokens)))
+	if delay == 0 {
+		c.route(i)
+		return
+	}
+	c.eng.Schedule(c.eng.Now()+delay, KindRoute, i)
+}
+
+// decide asks the policy about request i and reports the decision.
+func (c *cluster) decide(i int32, parked bool) policy.Decision {
+	r := &c.reqs[i]
+	c.preq = policy.Request{ID: int(i), InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens, Blocks: r.job.Blocks, Parked: parked}
+	d := c.pol.Route(&c.preq, c.rt)
+	if c.cfg.Decisions != nil {
+		c.cfg.Decisions.Decision(c.eng.Now(), int(i), len(r.attempts)+1, d)
+	}
+	return d
+}
+
+// route lets the router decide on a request that has just passed the
+// frontend: dispatch it, park it, or reject it.
+func (c *cluster) route(i int32) {
+	r := &c.reqs[i]
+	if r.routed < 0 {
+		r.routed = c.eng.Now()
+	}
+	d := c.decide(i, false)
+	switch d.Worker {
+	case policy.Park:
+		r.parkedAt = c.eng.Now()
+		c.rt.park(i, r.job.InputTokens)
+	case policy.RejectBusy:
+		c.reject(i, StatusRejectedBusy, d.Reason)
+	case policy.RejectBackpressure:
+		c.reject(i, StatusRejectedBackpressure, d.Reason)
+	default:
+		c.dispatch(i, d.Worker)
+	}
+}
+
+// drain dispatches parked requests in FCFS order until the head has to
+// wait again (head-of-line blocking, as Dynamo's queue).
+func (c *cluster) drain() {
+	for c.rt.queueLen() > 0 {
+		i := c.rt.queue[c.rt.qHead]
+		d := c.decide(i, true)
+		if d.Worker == policy.Park {
+			return
+		}
+		r := &c.reqs[i]
+		c.rt.unpark(r.job.InputTokens)
+		r.queueNs = c.eng.Now() - r.parkedAt
+		switch d.Worker {
+		case policy.RejectBusy:
+			c.reject(i, StatusRejectedBusy, d.Reason)
+		case policy.RejectBackpressure:
+			c.reject(i, StatusRejectedBackpressure, d.Reason)
+		default:
+			c.dispatch(i, d.Worker)
+		}
+	}
+}
+
+// reject ends request i, or, if the client still has retries, schedules
+// its re-send after an exponential backoff.
+func (c *cluster) reject(i int32, s Status, reason string) {
+	r := &c.reqs[i]
+	if k := len(r.attempts); k < c.cfg.Router.Retries {
+		r.attempts = append(r.attempts, Attempt{At: c.eng.Now(), Status: s, Reason: reason})
+		c.eng.Schedule(c.eng.Now()+c.cfg.Router.RetryBackoff<<k, KindResend, i)
+		return
+	}
+	c.end(i, s, reason)
+}
+
+func (c *cluster) dispatch(i int32, w int) {
+	if w < 0 || w >= len(c.workers) {
+		panic(fmt.Sprintf("sim: policy chose worker %d of %d", w, len(c.workers)))
+	}
+	r := &c.reqs[i]
+	r.worker, r.dispatched = int32(w), c.eng.Now()
+	r.booked = c.rt.book(w, r.job.InputTokens, r.job.Blocks)
+	wk := c.workers[w]
+	wk.enqueue(i)
+	if !wk.busy && !wk.kicked {
+		wk.kicked = true
+		c.eng.Schedule(c.eng.Now(), KindKick, int32(w))
+	}
+}
+
+// kvSink forwards one worker's KV events to the router, after the lag.
+type kvSink struct {
+	c *cluster
+	w int32
+}
+
+func (s kvSink) Stored(h uint64)  { s.c.kvEvent(kvEvent{worker: s.w, stored: true, hash: h}) }
+func (s kvSink) Removed(h uint64) { s.c.kvEvent(kvEvent{worker: s.w, hash: h}) }
+
+func (c *cluster) kvEvent(e kvEvent) {
+	lag := c.cfg.Router.KVEventLag
+	if lag == 0 {
+		c.rt.applyKV(e)
+		return
+	}
+	e.at = c.eng.Now() + lag
+	if len(c.rt.pending) == 0 {
+		c.eng.Schedule(e.at, KindKVEvent, 0)
+	}
+	c.rt.pending = append(c.rt.pending, e)
+}
+
+// deliverKV applies the KV events due now and schedules the next delivery.
+func (c *cluster) deliverKV() {
+	now, p := c.eng.Now(), c.rt.pending
+	k := 0
+	for ; k < len(p) && p[k].at <= now; k++ {
+		c.rt.applyKV(p[k])
+	}
+	c.rt.pending = p[:copy(p, p[k:])]
+	if len(c.rt.pending) > 0 {
+		c.eng.Schedule(c.rt.pending[0].at, KindKVEvent, 0)
+	}
+}

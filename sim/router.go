@@ -1,0 +1,221 @@
+package sim
+
+// router is the router stage's own state, exposed to policies as
+// policy.View. It learns only what a real router learns: its own
+// dispatches, first tokens and completions, the workers' KV stored/removed
+// events (after KVEventLag) and, for the engine busy signal, the workers'
+// published KV usage (after MetricsLag).
+type router struct {
+	blockSize  int
+	mnbt       int
+	capacity   int
+	inFlight   []int
+	prefill    []int                 // uncached prompt tokens awaiting a first token
+	refs       []map[uint64]int32    // in-flight prompt blocks, refcounted (KV-aware only)
+	index      []map[uint64]struct{} // blocks each worker reported stored (KV-aware only)
+	engine     []engineFeed          // published KV usage (engine signal only)
+	now        func() Time
+	metricsLag Time
+
+	queue     []int32 // parked requests, FCFS: queue[qHead:]
+	qHead     int
+	queuedISL int
+
+	pending []kvEvent // KV events in flight to the router, in delivery order
+}
+
+// RouterConfig configures the router stage around the policy.
+type RouterConfig struct {
+	// KVAware turns on block bookkeeping and the prefix index that KV
+	// policies read.
+	KVAware bool
+	// EngineSignal keeps the workers' published KV usage (for a busy check
+	// on the engine's numbers).
+	EngineSignal bool
+	// KVEventLag delays the workers' block stored/removed events.
+	KVEventLag Time
+	// MetricsLag delays the workers' published KV usage.
+	MetricsLag Time
+	// Retries is how often a client re-sends a rejected request (0 = never,
+	// as AIPerf); RetryBackoff is the first wait, doubled each time.
+	Retries      int
+	RetryBackoff Time
+}
+
+type kvEvent struct {
+	at     Time
+	worker int32
+	stored bool
+	hash   uint64
+}
+
+// engineFeed is one worker's published KV usage as the router sees it.
+type engineFeed struct {
+	visible int
+	queue   []usageSample // published, not yet visible
+}
+
+type usageSample struct {
+	at   Time
+	used int
+}
+
+func newRouter(n int, rc RouterConfig, wc WorkerConfig, now func() Time) *router {
+	r := &router{
+		blockSize: wc.BlockSize, mnbt: wc.MaxNumBatchedTokens, capacity: wc.KVBlocks,
+		inFlight: make([]int, n), prefill: make([]int, n), now: now, metricsLag: rc.MetricsLag,
+	}
+	if rc.KVAware {
+		r.refs = make([]map[uint64]int32, n)
+		r.index = make([]map[uint64]struct{}, n)
+		for w := 0; w < n; w++ {
+			r.refs[w] = map[uint64]int32{}
+			r.index[w] = map[uint64]struct{}{}
+		}
+	}
+	if rc.EngineSignal {
+		r.engine = make([]engineFeed, n)
+	}
+	return r
+}
+
+// NumWorkers implements policy.View.
+func (r *router) NumWorkers() int { return len(r.inFlight) }
+
+// BlockSize implements policy.View.
+func (r *router) BlockSize() int { return r.blockSize }
+
+// InFlight implements policy.View.
+func (r *router) InFlight(w int) int { return r.inFlight[w] }
+
+// PrefillTokens implements policy.View.
+func (r *router) PrefillTokens(w int) int { return r.prefill[w] }
+
+// KVCapacity implements policy.View.
+func (r *router) KVCapacity(int) int { return r.capacity }
+
+// MaxNumBatchedTokens implements policy.View.
+func (r *router) MaxNumBatchedTokens(int) int { return r.mnbt }
+
+// QueuedISLTokens implements policy.View.
+func (r *router) QueuedISLTokens() int { return r.queuedISL }
+
+// ActiveBlocks implements policy.View.
+func (r *router) ActiveBlocks(w int) int {
+	if r.refs == nil {
+		return 0
+	}
+	return len(r.refs[w])
+}
+
+// NewBlocks implements policy.View.
+func (r *router) NewBlocks(w int, blocks []uint64) int {
+	if r.refs == nil {
+		return len(blocks)
+	}
+	n := 0
+	for _, h := range blocks {
+		if _, ok := r.refs[w][h]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// Overlap implements policy.View.
+func (r *router) Overlap(w int, blocks []uint64) int {
+	if r.index == nil {
+		return 0
+	}
+	n := 0
+	for _, h := range blocks {
+		if _, ok := r.index[w][h]; !ok {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// EngineKVUsed implements policy.View: the newest usage published at least
+// MetricsLag ago.
+func (r *router) EngineKVUsed(w int) int {
+	if r.engine == nil {
+		return 0
+	}
+	f := &r.engine[w]
+	cut := r.now() - r.metricsLag
+	i := 0
+	for ; i < len(f.queue) && f.queue[i].at <= cut; i++ {
+		f.visible = f.queue[i].used
+	}
+	f.queue = f.queue[:copy(f.queue, f.queue[i:])]
+	return f.visible
+}
+
+// publishUsage records a worker's KV usage as published at time at.
+func (r *router) publishUsage(w int, at Time, used int) {
+	if r.engine == nil {
+		return
+	}
+	f := &r.engine[w]
+	if n := len(f.queue); n > 0 && f.queue[n-1].at == at {
+		f.queue[n-1].used = used
+		return
+	}
+	f.queue = append(f.queue, usageSample{at, used})
+}
+
+// book records a dispatch: the request's uncached prompt tokens and its
+// blocks now load worker w. It returns the booked prefill tokens.
+func (r *router) book(w int, isl int, blocks []uint64) int {
+	booked := isl - r.Overlap(w, blocks)*r.blockSize
+	r.inFlight[w]++
+	r.prefill[w] += booked
+	if r.refs != nil {
+		for _, h := range blocks {
+			r.refs[w][h]++
+		}
+	}
+	return booked
+}
+
+// firstToken releases a request's prefill load.
+func (r *router) firstToken(w, booked int) { r.prefill[w] -= booked }
+
+// finish releases a request's blocks.
+func (r *router) finish(w int, blocks []uint64) {
+	r.inFlight[w]--
+	if r.refs == nil {
+		return
+	}
+	m := r.refs[w]
+	for _, h := range blocks {
+		if m[h]--; m[h] <= 0 {
+			delete(m, h)
+		}
+	}
+}
+
+func (r *router) applyKV(e kvEvent) {
+	if e.stored {
+		r.index[e.worker][e.hash] = struct{}{}
+	} else {
+		delete(r.index[e.worker], e.hash)
+	}
+}
+
+func (r *router) park(i int32, isl int) {
+	r.queue = append(r.queue, i)
+	r.queuedISL += isl
+}
+
+func (r *router) queueLen() int { return len(r.queue) - r.qHead }
+
+func (r *router) unpark(isl int) {
+	r.qHead++
+	r.queuedISL -= isl
+	if r.qHead == len(r.queue) {
+		r.queue, r.qHead = r.queue[:0], 0
+	}
+}
