@@ -1,11 +1,6 @@
 package sim
 
-import (
-	"testing"
-
-	"github.com/routesim/routesim/policy"
-	"github.com/routesim/routesim/sim/workload"
-)
+import "testing"
 
 func TestPrepareExpandsMooncakeBlocks(t *testing.T) {
 	tr := mkTrace(
@@ -51,34 +46,4 @@ func TestPrepareExpandsMooncakeBlocks(t *testing.T) {
 			t.Errorf("block size %d accepted", bad)
 		}
 	}
-}
-
-// BenchmarkReplay replays the first 1,000 requests of the embedded
-// conversation trace on 8 workers (A100 + Qwen3-8B stand-in coefficients).
-func BenchmarkReplay(b *testing.B) {
-	tr, err := workload.Open("conversation")
-	if err != nil {
-		b.Fatal(err)
-	}
-	if tr, err = tr.Apply(workload.Filter{First: 1000}); err != nil {
-		b.Fatal(err)
-	}
-	wl, err := Prepare(tr, 64)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := testConfig(8)
-	cfg.Worker = WorkerConfig{MaxNumSeqs: 256, MaxNumBatchedTokens: 2048, BlockSize: 64, KVBlocks: 2127, MaxModelLen: 40960}
-	cfg.Profile.StepBaseNs, cfg.Profile.PrefillNsPerToken, cfg.Profile.DecodeNsPerSeq = 16441532, 47837, 18206
-	b.ReportAllocs()
-	b.ResetTimer()
-	var events uint64
-	for i := 0; i < b.N; i++ {
-		res, err := Run(cfg, wl, &policy.RoundRobin{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		events = res.Events
-	}
-	b.ReportMetric(float64(events), "events/op")
 }

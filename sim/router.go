@@ -10,10 +10,10 @@ type router struct {
 	mnbt       int
 	capacity   int
 	inFlight   []int
-	prefill    []int                 // uncached prompt tokens awaiting a first token
-	refs       []map[uint64]int32    // in-flight prompt blocks, refcounted (KV-aware only)
-	index      []map[uint64]struct{} // blocks each worker reported stored (KV-aware only)
-	engine     []engineFeed          // published KV usage (engine signal only)
+	prefill    []int        // uncached prompt tokens awaiting a first token
+	refs       []blockIndex // in-flight prompt blocks, refcounted (KV-aware only)
+	index      []blockIndex // blocks each worker reported stored (KV-aware only)
+	engine     []engineFeed // published KV usage (engine signal only)
 	now        func() Time
 	metricsLag Time
 
@@ -66,11 +66,11 @@ func newRouter(n int, rc RouterConfig, wc WorkerConfig, now func() Time) *router
 		inFlight: make([]int, n), prefill: make([]int, n), now: now, metricsLag: rc.MetricsLag,
 	}
 	if rc.KVAware {
-		r.refs = make([]map[uint64]int32, n)
-		r.index = make([]map[uint64]struct{}, n)
+		r.refs = make([]blockIndex, n)
+		r.index = make([]blockIndex, n)
 		for w := 0; w < n; w++ {
-			r.refs[w] = map[uint64]int32{}
-			r.index[w] = map[uint64]struct{}{}
+			r.refs[w] = newBlockIndex(wc.KVBlocks)
+			r.index[w] = newBlockIndex(wc.KVBlocks)
 		}
 	}
 	if rc.EngineSignal {
@@ -105,7 +105,7 @@ func (r *router) ActiveBlocks(w int) int {
 	if r.refs == nil {
 		return 0
 	}
-	return len(r.refs[w])
+	return r.refs[w].n
 }
 
 // NewBlocks implements policy.View.
@@ -114,8 +114,9 @@ func (r *router) NewBlocks(w int, blocks []uint64) int {
 		return len(blocks)
 	}
 	n := 0
+	ix := &r.refs[w]
 	for _, h := range blocks {
-		if _, ok := r.refs[w][h]; !ok {
+		if ix.find(h) < 0 {
 			n++
 		}
 	}
@@ -128,8 +129,9 @@ func (r *router) Overlap(w int, blocks []uint64) int {
 		return 0
 	}
 	n := 0
+	ix := &r.index[w]
 	for _, h := range blocks {
-		if _, ok := r.index[w][h]; !ok {
+		if ix.find(h) < 0 {
 			break
 		}
 		n++
@@ -174,7 +176,7 @@ func (r *router) book(w int, isl int, blocks []uint64) int {
 	r.prefill[w] += booked
 	if r.refs != nil {
 		for _, h := range blocks {
-			r.refs[w][h]++
+			r.refs[w].incr(h)
 		}
 	}
 	return booked
@@ -189,19 +191,19 @@ func (r *router) finish(w int, blocks []uint64) {
 	if r.refs == nil {
 		return
 	}
-	m := r.refs[w]
 	for _, h := range blocks {
-		if m[h]--; m[h] <= 0 {
-			delete(m, h)
-		}
+		r.refs[w].decr(h)
 	}
 }
 
 func (r *router) applyKV(e kvEvent) {
+	ix := &r.index[e.worker]
 	if e.stored {
-		r.index[e.worker][e.hash] = struct{}{}
+		if ix.find(e.hash) < 0 {
+			ix.put(e.hash, 0)
+		}
 	} else {
-		delete(r.index[e.worker], e.hash)
+		ix.del(e.hash)
 	}
 }
 

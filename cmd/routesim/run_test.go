@@ -44,8 +44,8 @@ func TestRunGolden(t *testing.T) {
 func TestRunWritesOutputsDeterministically(t *testing.T) {
 	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
 	for _, d := range dirs {
-		if _, _, err := runCLI("run", "--trace", "arxiv-window", "--first", "300", "--n", "4",
-			"--profile", "../../testdata/profiles/noisy.json", "--seed", "7", "--out", d); err != nil {
+		if _, _, err := runCLI("run", "--trace", "arxiv-window", "--first", "300", "--n", "4", "--policy", "kv-admission",
+			"--router-temperature", "0.3", "--profile", "../../testdata/profiles/noisy.json", "--seed", "7", "--out", d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -89,7 +89,8 @@ func TestRunWritesOutputsDeterministically(t *testing.T) {
 	}
 	// A different seed changes the noisy run.
 	c := filepath.Join(t.TempDir(), "c")
-	runCLI("run", "--trace", "arxiv-window", "--first", "300", "--n", "4", "--profile", "../../testdata/profiles/noisy.json", "--seed", "8", "--out", c)
+	runCLI("run", "--trace", "arxiv-window", "--first", "300", "--n", "4", "--policy", "kv-admission",
+		"--router-temperature", "0.3", "--profile", "../../testdata/profiles/noisy.json", "--seed", "8", "--out", c)
 	x, _ := os.ReadFile(filepath.Join(dirs[0], "requests.csv"))
 	y, _ := os.ReadFile(filepath.Join(c, "requests.csv"))
 	if bytes.Equal(x, y) {

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/routesim/routesim/policy"
+)
+
+func TestRunEveryPolicy(t *testing.T) {
+	for _, name := range policy.Names() {
+		out, _, err := runCLI("run", "--trace", smallTrace, "--n", "2", "--rate-scale", "4", "--policy", name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !strings.Contains(out, "policy "+name) || !strings.Contains(out, "completeness") {
+			t.Errorf("%s: summary\n%s", name, out)
+		}
+	}
+}
+
+func TestPoliciesListsParametersAndDefaults(t *testing.T) {
+	out, _, err := runCLI("policies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range policy.Names() {
+		if !strings.Contains(out, "\n"+name+"\n") {
+			t.Errorf("policies output lacks %s", name)
+		}
+	}
+	for _, want := range []string{"--router-queue-threshold", "default 16", "--active-decode-blocks-threshold", "--busy-signal", "default router"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("policies output lacks %q", want)
+		}
+	}
+}
+
+func TestTraceDecisions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.jsonl")
+	if _, _, err := runCLI("run", "--trace", smallTrace, "--n", "3", "--policy", "kv", "--trace-decisions", path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lines := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var d struct {
+			TNs     int64      `json:"t_ns"`
+			Outcome string     `json:"outcome"`
+			Worker  *int       `json:"worker"`
+			Reason  string     `json:"reason"`
+			Scores  []*float64 `json:"scores"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			t.Fatalf("line %d: %v", lines+1, err)
+		}
+		if d.Outcome != "dispatch" || d.Worker == nil || len(d.Scores) != 3 || d.Reason == "" {
+			t.Errorf("line %d: %s", lines+1, sc.Text())
+		}
+		lines++
+	}
+	if lines != 56 { // 60 requests, 4 longer than max-model-len never reach the router
+		t.Errorf("%d decisions, want 56", lines)
+	}
+}
+
+func TestPolicyFlagValidation(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--policy", "round-robin", "--router-queue-threshold", "4"}, "--router-queue-threshold has no effect with --policy round-robin"},
+		{[]string{"--policy", "kv", "--busy-signal", "engine"}, "--busy-signal has no effect with --policy kv"},
+		{[]string{"--policy", "kv-admission", "--busy-signal", "gut"}, "--busy-signal \"gut\""},
+		{[]string{"--policy", "kv", "--router-temperature", "-1"}, "--router-temperature -1"},
+		{[]string{"--retry", "2", "--retry-backoff", "0s"}, "--retry-backoff must be > 0"},
+		{[]string{"--policy", "round-robin", "--kv-event-lag", "1ms"}, "--kv-event-lag has no effect"},
+	} {
+		_, _, err := runCLI(append([]string{"run", "--trace", smallTrace}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || exitCode(err) != 2 {
+			t.Errorf("%v: error %v, want %q (exit 2)", tc.args, err, tc.want)
+		}
+	}
+}

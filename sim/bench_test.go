@@ -1,0 +1,64 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/routesim/routesim/policy"
+	"github.com/routesim/routesim/sim/workload"
+)
+
+// benchSetup is the first 1,000 requests of the embedded conversation
+// trace on 8 A100 workers with the stand-in profile's coefficients.
+func benchSetup(b *testing.B) (Config, *Workload) {
+	tr, err := workload.Open("conversation")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if tr, err = tr.Apply(workload.Filter{First: 1000}); err != nil {
+		b.Fatal(err)
+	}
+	wl, err := Prepare(tr, 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := testConfig(8)
+	cfg.Worker = WorkerConfig{MaxNumSeqs: 256, MaxNumBatchedTokens: 2048, BlockSize: 64, KVBlocks: 2127, MaxModelLen: 40960}
+	cfg.Profile.StepBaseNs, cfg.Profile.PrefillNsPerToken, cfg.Profile.DecodeNsPerSeq = 16441532, 47837, 18206
+	return cfg, wl
+}
+
+func benchRun(b *testing.B, cfg Config, wl *Workload, newPol func() policy.Policy) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	var events uint64
+	for i := 0; i < b.N; i++ {
+		res, err := Run(cfg, wl, newPol())
+		if err != nil {
+			b.Fatal(err)
+		}
+		events = res.Events
+	}
+	b.ReportMetric(float64(events), "events/op")
+}
+
+// BenchmarkReplay: one replay under round-robin.
+func BenchmarkReplay(b *testing.B) {
+	cfg, wl := benchSetup(b)
+	benchRun(b, cfg, wl, func() policy.Policy { return &policy.RoundRobin{} })
+}
+
+// BenchmarkReplayKVAdmission: the same replay under kv-admission, with the
+// router's block bookkeeping and KV events.
+func BenchmarkReplayKVAdmission(b *testing.B) {
+	cfg, wl := benchSetup(b)
+	cfg.Router.KVAware = true
+	benchRun(b, cfg, wl, func() policy.Policy {
+		p := policy.DefaultParams()
+		p.Rand = Stream(0, "router")
+		pol, err := policy.New("kv-admission", p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return pol
+	})
+}
