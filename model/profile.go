@@ -61,6 +61,21 @@ type Profile struct {
 	// NoiseSigma is σ of the lognormal factor applied to every step time
 	// (0 = deterministic service).
 	NoiseSigma float64 `json:"noise_sigma"`
+	// HostOverheadNs is the part of every step during which the GPU runs
+	// no kernel (scheduling, kernel launches in eager mode): it counts in
+	// step time but not in NVML utilisation.
+	HostOverheadNs float64 `json:"host_overhead_ns"`
+	// PowerIdleW and PowerBusyW are the GPU's power draw at 0 % and 100 %
+	// NVML utilisation; power is linear in between.
+	PowerIdleW float64 `json:"power_idle_w"`
+	PowerBusyW float64 `json:"power_busy_w"`
+	// FitError says how well the coefficients reproduce their source data.
+	FitError string `json:"fit_error,omitempty"`
+}
+
+// PowerW is the power draw at NVML utilisation util in [0, 1].
+func (p *Profile) PowerW(util float64) float64 {
+	return p.PowerIdleW + (p.PowerBusyW-p.PowerIdleW)*util
 }
 
 // StepNs is the step time of batch b in nanoseconds, before noise.
@@ -103,6 +118,7 @@ func (p *Profile) Validate() error {
 		"prefill_attn_ns_per_token_ctx": p.PrefillAttnNsPerTokenCtx, "decode_ns_per_seq": p.DecodeNsPerSeq,
 		"decode_ns_per_ctx_token": p.DecodeNsPerCtxToken, "frontend_ns": p.FrontendNs,
 		"frontend_ns_per_input_token": p.FrontendNsPerInputToken, "noise_sigma": p.NoiseSigma,
+		"host_overhead_ns": p.HostOverheadNs, "power_idle_w": p.PowerIdleW, "power_busy_w": p.PowerBusyW,
 	}
 	keys := make([]string, 0, len(coef))
 	for k := range coef {
@@ -116,6 +132,9 @@ func (p *Profile) Validate() error {
 	}
 	if p.StepNs(Batch{PrefillTokens: 1}) <= 0 || p.StepNs(Batch{DecodeSeqs: 1}) <= 0 {
 		bad("a step must take time: step_base_ns and the per-token coefficients are all 0")
+	}
+	if p.PowerBusyW < p.PowerIdleW {
+		bad("power_busy_w %g must be ≥ power_idle_w %g", p.PowerBusyW, p.PowerIdleW)
 	}
 	if p.NoiseSigma > 2 {
 		bad("noise_sigma: %g is absurd (> 2)", p.NoiseSigma)
@@ -161,6 +180,15 @@ func BuiltinProfiles() []*Profile {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// ProfileFor returns the built-in profile for the deployment, or, where no
+// measured or transferred profile exists, its roofline estimate.
+func ProfileFor(d Deployment) *Profile {
+	if p, err := FindProfile(d.GPU.Name, d.Model.Name, d.TP); err == nil && p.Quant == d.Quant {
+		return p
+	}
+	return Roofline(d)
 }
 
 // FindProfile returns the built-in profile for a GPU, model and TP degree.

@@ -11,16 +11,16 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/routesim/routesim/model"
-	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/sim/export"
+	"github.com/routesim/routesim/sim/scenario"
 )
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim run", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var f simFlags
-	f.register(fs)
+	f := scenario.Defaults()
+	registerSim(fs, &f)
 	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json and manifest.json to this directory")
 	decisions := fs.String("trace-decisions", "", "write every routing decision (reason, per-worker scores) to this file as JSON lines")
 	fs.Usage = func() {
@@ -35,13 +35,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("run: unexpected arguments %q", fs.Args())}
 	}
-	st, err := f.build(fs)
+	st, err := buildSim(fs, &f)
 	if err != nil {
 		return err
 	}
-	params := f.Policies
-	params.Rand = sim.Stream(f.Seed, "router")
-	pol, err := policy.New(f.Policy, params)
+	pol, err := f.NewPolicy()
 	if err != nil {
 		return usageError{err}
 	}
@@ -76,7 +74,7 @@ type manifest struct {
 	Tool     string           `json:"tool"`
 	Version  string           `json:"version"`
 	Command  string           `json:"command"`
-	Flags    *simFlags        `json:"flags"`
+	Flags    *scenario.Spec   `json:"flags"`
 	Trace    traceInfo        `json:"trace"`
 	Worker   sim.WorkerConfig `json:"worker"`
 	Profile  *model.Profile   `json:"profile"`
@@ -89,7 +87,7 @@ type traceInfo struct {
 	SpanNs   int64  `json:"span_ns"`
 }
 
-func writeRunOutputs(dir string, f *simFlags, st *setup, res *sim.Result, sum *sim.Summary) error {
+func writeRunOutputs(dir string, f *scenario.Spec, st *scenario.Built, res *sim.Result, sum *sim.Summary) error {
 	d, err := export.NewDir(dir)
 	if err != nil {
 		return err
@@ -132,7 +130,7 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func printSummary(w io.Writer, f *simFlags, st *setup, s *sim.Summary) error {
+func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summary) error {
 	p := st.Profile
 	fmt.Fprintf(w, "routesim %s: %s (%d requests), %d × %s, %s tp%d, policy %s, seed %d\n",
 		Version, st.Trace.Name, s.Offered, st.Config.Workers, st.Deploy.GPU.Name, st.Deploy.Model.Name, st.Deploy.TP, f.Policy, f.Seed)

@@ -1,0 +1,228 @@
+// Package scenario turns a plain, JSON-serialisable description of a run
+// (trace, filters, deployment, engine knobs, policy and its parameters)
+// into what sim.Run needs. The CLI's flags and calibration specs are both
+// Specs, so a measured run and its re-simulation are built the same way.
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/routesim/routesim/model"
+	"github.com/routesim/routesim/policy"
+	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/sim/workload"
+)
+
+// Spec describes one run. The zero values of the numeric engine knobs mean
+// vLLM's defaults; Defaults returns the CLI's defaults.
+type Spec struct {
+	Trace     string  `json:"trace"`
+	MaxISL    int     `json:"max_isl"`
+	Skip      int     `json:"skip"`
+	First     int     `json:"first"`
+	RateScale float64 `json:"rate_scale"`
+
+	N       int    `json:"n"`
+	Policy  string `json:"policy"`
+	GPU     string `json:"gpu"`
+	Model   string `json:"model"`
+	TP      int    `json:"tp"`
+	Quant   string `json:"quant"`
+	KVDtype string `json:"kv_cache_dtype"`
+	// Profile is a profile file; empty means the built-in profile for the
+	// deployment (or its roofline estimate).
+	Profile string `json:"profile"`
+
+	BlockSize           int     `json:"block_size"`
+	MaxModelLen         int     `json:"max_model_len"`
+	MaxNumSeqs          int     `json:"max_num_seqs"`
+	MaxNumBatchedTokens int     `json:"max_num_batched_tokens"`
+	GPUMemUtil          float64 `json:"gpu_memory_utilization"`
+	PrefixCaching       bool    `json:"enable_prefix_caching"`
+
+	Seed            uint64 `json:"seed"`
+	CheckInvariants bool   `json:"check_invariants"`
+
+	Policies     policy.Params `json:"policy_params"`
+	KVEventLag   time.Duration `json:"kv_event_lag"`
+	MetricsLag   time.Duration `json:"metrics_lag"`
+	Retry        int           `json:"retry"`
+	RetryBackoff time.Duration `json:"retry_backoff"`
+}
+
+// Defaults is the CLI's default run: the embedded conversation trace on
+// eight A100-SXM4-40GB workers serving Qwen3-8B under round-robin.
+func Defaults() Spec {
+	return Spec{
+		Trace: "conversation", RateScale: 1, N: 8, Policy: "round-robin",
+		GPU: "A100-SXM4-40GB", Model: "Qwen3-8B", TP: 1, Quant: "bf16", KVDtype: "auto",
+		BlockSize: 64, GPUMemUtil: 0.9, PrefixCaching: true,
+		Policies: policy.DefaultParams(), MetricsLag: time.Millisecond, RetryBackoff: time.Second,
+	}
+}
+
+// Built is a Spec made runnable.
+type Built struct {
+	Trace   *workload.Trace
+	Work    *sim.Workload
+	Config  sim.Config
+	Deploy  model.Deployment
+	Profile *model.Profile
+	Entry   policy.Entry
+}
+
+// Validate checks everything that needs no file, reporting every problem.
+func (s *Spec) Validate() error {
+	var errs []error
+	if _, err := policy.Lookup(s.Policy); err != nil {
+		errs = append(errs, fmt.Errorf("--policy: %w", err))
+	}
+	if err := s.Policies.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := model.ParseQuant(s.Quant); err != nil {
+		errs = append(errs, fmt.Errorf("--quant: %w", err))
+	}
+	if _, err := s.kvBytes(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.filter().Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if s.RateScale == 0 {
+		errs = append(errs, errors.New("--rate-scale must be > 0"))
+	}
+	cat := model.DefaultCatalogue()
+	if _, err := cat.GPU(s.GPU); err != nil {
+		errs = append(errs, fmt.Errorf("--gpu: %w", err))
+	}
+	if _, err := cat.Model(s.Model); err != nil {
+		errs = append(errs, fmt.Errorf("--model: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Spec) kvBytes() (int, error) {
+	switch s.KVDtype {
+	case "auto", "bf16", "":
+		return 2, nil
+	case "fp8":
+		return 1, nil
+	}
+	return 0, fmt.Errorf("--kv-cache-dtype %q: want auto, bf16 or fp8", s.KVDtype)
+}
+
+func (s *Spec) filter() workload.Filter {
+	return workload.Filter{MaxISL: s.MaxISL, Skip: s.Skip, First: s.First, RateScale: s.RateScale}
+}
+
+// Deployment resolves the GPU and model names.
+func (s *Spec) Deployment() (model.Deployment, error) {
+	cat := model.DefaultCatalogue()
+	gpu, err := cat.GPU(s.GPU)
+	if err != nil {
+		return model.Deployment{}, err
+	}
+	llm, err := cat.Model(s.Model)
+	if err != nil {
+		return model.Deployment{}, err
+	}
+	quant, err := model.ParseQuant(s.Quant)
+	if err != nil {
+		return model.Deployment{}, err
+	}
+	kv, err := s.kvBytes()
+	if err != nil {
+		return model.Deployment{}, err
+	}
+	return model.Deployment{GPU: gpu, Model: llm, TP: s.TP, Quant: quant, KVDtypeBytes: kv, GPUMemoryUtilization: s.GPUMemUtil}, nil
+}
+
+// LoadProfile reads s.Profile, or picks the built-in profile for the
+// deployment (a roofline estimate where none was measured).
+func (s *Spec) LoadProfile() (*model.Profile, error) {
+	if s.Profile == "" {
+		dep, err := s.Deployment()
+		if err != nil {
+			return nil, err
+		}
+		return model.ProfileFor(dep), nil
+	}
+	f, err := os.Open(s.Profile)
+	if err != nil {
+		return nil, fmt.Errorf("--profile: %w", err)
+	}
+	defer f.Close()
+	p, err := model.ReadProfile(f, s.Profile)
+	if err != nil {
+		return nil, fmt.Errorf("--profile: %w", err)
+	}
+	return p, nil
+}
+
+// Build validates s, loads its trace and resolves the engine configuration.
+// prof, if not nil, replaces the spec's profile (calibration re-simulates
+// with candidate profiles).
+func (s *Spec) Build(prof *model.Profile) (*Built, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	var err error
+	if prof == nil {
+		if prof, err = s.LoadProfile(); err != nil {
+			return nil, err
+		}
+	}
+	dep, err := s.Deployment()
+	if err != nil {
+		return nil, err
+	}
+	entry, _ := policy.Lookup(s.Policy)
+	wc, err := sim.ResolveWorker(dep, sim.EngineFlags{
+		BlockSize: s.BlockSize, MaxModelLen: s.MaxModelLen, MaxNumSeqs: s.MaxNumSeqs,
+		MaxNumBatchedTokens: s.MaxNumBatchedTokens, GPUMemoryUtilization: s.GPUMemUtil,
+		NoPrefixCaching: !s.PrefixCaching,
+	})
+	if err != nil {
+		return nil, err
+	}
+	cfg := sim.Config{Workers: s.N, Worker: wc, Profile: prof, Seed: s.Seed, CheckInvariants: s.CheckInvariants,
+		Router: sim.RouterConfig{
+			KVAware: entry.KVAware, EngineSignal: s.Policies.BusySignal == "engine",
+			KVEventLag: sim.Time(s.KVEventLag), MetricsLag: sim.Time(s.MetricsLag),
+			Retries: s.Retry, RetryBackoff: sim.Time(s.RetryBackoff),
+		}}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	raw, err := workload.Open(s.Trace)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	tr, err := raw.Apply(s.filter())
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	wl, err := sim.Prepare(tr, wc.BlockSize)
+	if err != nil {
+		return nil, err
+	}
+	return &Built{Trace: tr, Work: wl, Config: cfg, Deploy: dep, Profile: prof, Entry: entry}, nil
+}
+
+// InputError wraps a problem with an input file (as opposed to a bad
+// setting), so callers can tell the two apart.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// NewPolicy builds a fresh policy for one run of b, seeded from the spec.
+func (s *Spec) NewPolicy() (policy.Policy, error) {
+	p := s.Policies
+	p.Rand = sim.Stream(s.Seed, "router")
+	return policy.New(s.Policy, p)
+}
