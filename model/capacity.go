@@ -68,3 +68,15 @@ func (d Deployment) KVBlocks(blockSize int) (int, error) {
 	}
 	return int(blocks), nil
 }
+
+// NVMLOverheadBytes is what NVML counts as used beyond vLLM's budget (CUDA
+// context, non-torch allocations): the 8×A100 study's NVML memory.used,
+// 39,546,847,232 B on every GPU, minus 0.9 × 42,298,834,944 B.
+const NVMLOverheadBytes = 1_477_895_782
+
+// NVMLMemoryUsedBytes is the memory.used nvidia-smi reports for a vLLM
+// worker: vLLM allocates its whole budget (weights, activations, KV pool)
+// at start-up, so it is constant while serving.
+func (d Deployment) NVMLMemoryUsedBytes() int64 {
+	return int64(d.GPUMemoryUtilization*float64(d.GPU.MemoryBytes)) + NVMLOverheadBytes
+}

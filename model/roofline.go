@@ -44,8 +44,8 @@ func Roofline(d Deployment) *Profile {
 	}
 	m := d.Model
 	return &Profile{
-		Name:  fmt.Sprintf("%s.%s.tp%d.%s.roofline", d.GPU.Name, m.Name, d.TP, d.Quant),
-		GPU:   d.GPU.Name, Model: m.Name, TP: d.TP, Quant: d.Quant, Kind: "roofline",
+		Name: fmt.Sprintf("%s.%s.tp%d.%s.roofline", d.GPU.Name, m.Name, d.TP, d.Quant),
+		GPU:  d.GPU.Name, Model: m.Name, TP: d.TP, Quant: d.Quant, Kind: "roofline",
 		Source: fmt.Sprintf("roofline from the catalogue: %.0f TFLOP/s × MFU %.2f (BLIS hardware_config), %.2f TB/s × %.1f",
 			peak/1e12, rooflineMFU(d.GPU), d.GPU.HBMBytesPerSec/1e12, RooflineHBMEfficiency),
 		StepBaseNs:               float64(m.WeightBytes(d.Quant)) / tp / bw * 1e9,

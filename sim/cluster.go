@@ -15,6 +15,17 @@ type Result struct {
 	// Makespan runs from the first arrival to the last event.
 	Makespan Time
 	Events   uint64
+	// GPU is the simulated NVML trace, sampled every NVMLPeriod from the
+	// first arrival until the last event (see GPUWindow for other windows).
+	GPU  GPUSamples
+	nvml *nvml
+}
+
+// GPUWindow samples the simulated NVML trace over a sampler window of the
+// given length from the first arrival (a sampler that kept running after
+// the run sees idle GPUs).
+func (r *Result) GPUWindow(window Time) GPUSamples {
+	return r.nvml.samples(int((window + NVMLPeriod - 1) / NVMLPeriod))
 }
 
 // cluster wires the router stage to N workers and handles the events of
@@ -28,6 +39,7 @@ type cluster struct {
 	reqs     []reqState
 	rt       *router
 	noise    *rand.Rand
+	nvml     nvml
 	ended    int
 	drainDue bool
 	preq     policy.Request
@@ -48,6 +60,7 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 	for i := range c.reqs {
 		c.reqs[i] = reqState{job: &wl.Jobs[i], worker: -1, routed: -1, dispatched: -1, queueNs: -1, firstToken: -1, secondToken: -1, end: -1}
 	}
+	c.nvml.active = make([][]Time, cfg.Workers)
 	c.workers = make([]*worker, cfg.Workers)
 	for i := range c.workers {
 		c.workers[i] = newWorker(i, cfg.Worker, c.reqs)
@@ -116,6 +129,7 @@ func (c *cluster) startStep(w *worker) {
 	if used := w.kv.Used(); used > w.stats.PeakBlocksUsed {
 		w.stats.PeakBlocksUsed = used
 	}
+	c.nvml.add(w.id, c.eng.Now()-c.wl.Jobs[0].Arrival, dur, Time(c.cfg.Profile.HostOverheadNs))
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Step(w.id, c.eng.Now(), dur, b, len(w.sched), w.kv.Used())
 	}
@@ -187,5 +201,7 @@ func (c *cluster) result() (*Result, error) {
 	if len(c.reqs) > 0 {
 		res.Makespan = c.eng.Now() - c.reqs[0].job.Arrival
 	}
+	res.nvml = &c.nvml
+	res.GPU = res.GPUWindow(res.Makespan)
 	return res, nil
 }

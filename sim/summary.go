@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"sort"
+
+	"github.com/routesim/routesim/model"
 )
 
 // Summary is a run's headline metrics. Latencies are in milliseconds and
@@ -34,9 +36,12 @@ type Summary struct {
 	RetriedRejections map[string]int `json:"retried_rejections"`
 	// Parked counts requests that waited in the router queue;
 	// RouterQueueMs is their wait.
-	Parked        int             `json:"parked"`
-	RouterQueueMs Dist            `json:"router_queue_ms"`
-	Workers       []WorkerSummary `json:"workers"`
+	Parked        int  `json:"parked"`
+	RouterQueueMs Dist `json:"router_queue_ms"`
+	// GPU is the simulated NVML summary over the run (utilization counts
+	// kernel time only; power from the profile's curve).
+	GPU     GPUStats        `json:"gpu"`
+	Workers []WorkerSummary `json:"workers"`
 }
 
 // WorkerSummary is one worker's share of a run.
@@ -51,8 +56,9 @@ type WorkerSummary struct {
 	Evictions     int     `json:"cache_evictions"`
 }
 
-// Summarize computes a run's summary.
-func Summarize(res *Result) Summary {
+// Summarize computes a run's summary; power comes from the profile that
+// ran it (nil leaves power at 0).
+func Summarize(res *Result, prof ...*model.Profile) Summary {
 	s := Summary{Offered: len(res.Records), Rejected: map[string]int{}, TTFTOfferedMs: map[string]*float64{}, RetriedRejections: map[string]int{}}
 	var ttft, ttst, itl, e2e, isl, osl, offered, queued []float64
 	var first, last Time = math.MaxInt64, math.MinInt64
@@ -135,5 +141,10 @@ func Summarize(res *Result) Summary {
 	if looked > 0 {
 		s.PrefixHitRate = float64(hit) / float64(looked)
 	}
+	power := func(float64) float64 { return 0 }
+	if len(prof) > 0 && prof[0] != nil {
+		power = prof[0].PowerW
+	}
+	s.GPU = res.GPU.Summarize(power)
 	return s
 }

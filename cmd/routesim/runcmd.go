@@ -21,7 +21,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	f := scenario.Defaults()
 	registerSim(fs, &f)
-	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json and manifest.json to this directory")
+	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json, nvml.csv and manifest.json to this directory")
 	decisions := fs.String("trace-decisions", "", "write every routing decision (reason, per-worker scores) to this file as JSON lines")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim run [flags]\n\nSimulate one trace on N workers under one policy and print the summary.\n\nFlags:\n%s", fs.FlagUsages())
@@ -60,7 +60,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	sum := sim.Summarize(res)
+	sum := sim.Summarize(res, st.Profile)
 	if *out != "" {
 		if err := writeRunOutputs(*out, &f, st, res, &sum); err != nil {
 			return err
@@ -108,6 +108,9 @@ func writeRunOutputs(dir string, f *scenario.Spec, st *scenario.Built, res *sim.
 		{"summary.json", func(w io.Writer) error { return writeJSON(w, sum) }},
 		{"profile_export_aiperf.json", func(w io.Writer) error {
 			return export.WriteAIPerf(w, res.Records, sum, "routesim "+Version)
+		}},
+		{"nvml.csv", func(w io.Writer) error {
+			return export.WriteNvidiaSmiCSV(w, res.GPU, st.Deploy.TP, st.Profile.PowerW, st.Deploy.NVMLMemoryUsedBytes())
 		}},
 		{"manifest.json", func(w io.Writer) error { return writeJSON(w, m) }},
 	}
@@ -159,9 +162,10 @@ func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summ
 		fmt.Fprintf(w, "client retries %d (rejections retried: %v); router queue: %d parked, wait avg %s ms, p99 %s ms\n",
 			s.Retries, s.RetriedRejections, s.Parked, ms(s.RouterQueueMs.Avg), ms(s.RouterQueueMs.Pct("p99")))
 	}
-	fmt.Fprint(w, "GPU busy:")
-	for i, ws := range s.Workers {
-		fmt.Fprintf(w, " %d:%.0f%%", i, 100*ws.BusyFraction)
+	fmt.Fprintf(w, "GPU (simulated NVML, %s): utilization mean %.0f%% (skew %.1f pts), power mean %.0f W, max %.0f W; per GPU:",
+		p.Kind, 100*s.GPU.UtilMean, 100*s.GPU.UtilSkew, s.GPU.PowerMeanW, s.GPU.PowerMaxW)
+	for i, g := range s.GPU.GPUs {
+		fmt.Fprintf(w, " %d:%.0f%%", i, 100*g.UtilMean)
 	}
 	_, err := fmt.Fprintln(w)
 	return err

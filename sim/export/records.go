@@ -99,6 +99,10 @@ func SummaryRow(s *sim.Summary) (cols, vals []string) {
 		lo, hi = min(lo, w.BusyFraction), max(hi, w.BusyFraction)
 		mean += w.BusyFraction / float64(len(s.Workers))
 	}
+	add("gpu_util_mean", fmtFloat(s.GPU.UtilMean))
+	add("gpu_util_skew", fmtFloat(s.GPU.UtilSkew))
+	add("gpu_power_mean_w", fmtFloat(s.GPU.PowerMeanW))
+	add("gpu_power_max_w", fmtFloat(s.GPU.PowerMaxW))
 	add("busy_mean", fmtFloat(mean))
 	add("busy_min", fmtFloat(lo))
 	add("busy_max", fmtFloat(hi))
