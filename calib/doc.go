@@ -1,10 +1,24 @@
-// Package calib will fit step-time profiles (package model) to measured
-// runs: AIPerf exports and NVML samples, by re-simulating them.
+// Package calib fits step-time profiles (package model) to measured runs by
+// re-simulating them.
 //
 // # Reading guide
 //
-// Nothing is implemented here yet; the package exists so the import graph
-// of the design (calib imports model and sim, nothing imports calib but the
-// CLI) is fixed from the start. Until it lands, routesim's built-in profile
-// comes from public coefficients (see model/data/profiles).
+//   - aiperf.go, nvml.go: readers for AIPerf's profile_export_aiperf.json
+//     (summary) and profile_export.jsonl (per request), nvidia-smi CSV and
+//     inferscope JSON; every error names the file, line and field.
+//   - spec.go: a calibration spec: the measured runs, each with its setup
+//     (a scenario.Spec) and its files.
+//   - targets.go: the statistics a fit compares, measured and simulated.
+//   - fit.go: Fit, a bounded Nelder–Mead search (gonum/optimize) over the
+//     step-time coefficients, frontend delay and host overhead, plus the
+//     noise σ (from run-to-run spread) and the power line (least squares).
+//   - report.go: the fit report: each statistic measured, simulated, % error.
+//
+// calib imports model and sim; only the CLI imports calib.
+//
+// Fitting a profile from a directory of AIPerf exports:
+//
+//	spec, _ := calib.LoadSpec("runs/calib.json")
+//	res, _ := calib.Fit(spec, calib.Options{})
+//	fmt.Print(res.Report)
 package calib

@@ -49,7 +49,7 @@ func TestRunWritesOutputsDeterministically(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	files := []string{"requests.csv", "summary.csv", "summary.json", "profile_export_aiperf.json", "nvml.csv", "manifest.json"}
+	files := []string{"requests.csv", "summary.csv", "summary.json", "profile_export_aiperf.json", "profile_export.jsonl", "nvml.csv", "manifest.json"}
 	for _, f := range files {
 		a, err := os.ReadFile(filepath.Join(dirs[0], f))
 		if err != nil {

@@ -21,7 +21,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	f := scenario.Defaults()
 	registerSim(fs, &f)
-	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json, nvml.csv and manifest.json to this directory")
+	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json, profile_export.jsonl, nvml.csv and manifest.json to this directory")
 	decisions := fs.String("trace-decisions", "", "write every routing decision (reason, per-worker scores) to this file as JSON lines")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim run [flags]\n\nSimulate one trace on N workers under one policy and print the summary.\n\nFlags:\n%s", fs.FlagUsages())
@@ -109,6 +109,7 @@ func writeRunOutputs(dir string, f *scenario.Spec, st *scenario.Built, res *sim.
 		{"profile_export_aiperf.json", func(w io.Writer) error {
 			return export.WriteAIPerf(w, res.Records, sum, "routesim "+Version)
 		}},
+		{"profile_export.jsonl", func(w io.Writer) error { return export.WriteAIPerfRecords(w, res.Records) }},
 		{"nvml.csv", func(w io.Writer) error {
 			return export.WriteNvidiaSmiCSV(w, res.GPU, st.Deploy.TP, st.Profile.PowerW, st.Deploy.NVMLMemoryUsedBytes())
 		}},

@@ -152,3 +152,58 @@ func (o *object) bytes() []byte {
 	}
 	return append(o.buf, '}')
 }
+
+// WriteAIPerfRecords writes AIPerf's per-request profile_export.jsonl: one
+// line per request with metadata (request_start_ns, request_end_ns,
+// benchmark_phase) and metrics ({value, unit}); a rejected request carries
+// an error instead of metrics.
+func WriteAIPerfRecords(w io.Writer, recs []sim.Record) error {
+	var b []byte
+	for i := range recs {
+		r := &recs[i]
+		b = append(b[:0], `{"metadata":{"x_request_id":"`...)
+		b = strconv.AppendInt(b, int64(r.ID), 10)
+		b = append(b, `","turn_index":0,"request_start_ns":`...)
+		b = strconv.AppendInt(b, int64(r.Arrival), 10)
+		b = append(b, `,"request_end_ns":`...)
+		b = strconv.AppendInt(b, int64(r.End), 10)
+		b = append(b, `,"benchmark_phase":"profiling","was_cancelled":false},`...)
+		if r.Status != sim.StatusOK {
+			b = append(b, `"metrics":{},"error":{"code":`...)
+			b = strconv.AppendInt(b, int64(r.Status.HTTPCode()), 10)
+			b = append(b, `,"type":`...)
+			b = strconv.AppendQuote(b, r.Status.String())
+			b = append(b, `,"message":`...)
+			b = strconv.AppendQuote(b, r.Reason)
+			b = append(b, "}}\n"...)
+		} else {
+			m := func(name, unit string, v float64, last bool) {
+				b = append(b, '"')
+				b = append(b, name...)
+				b = append(b, `":{"value":`...)
+				b = sim.AppendJSONFloat(b, v)
+				b = append(b, `,"unit":"`...)
+				b = append(b, unit...)
+				b = append(b, `"}`...)
+				if !last {
+					b = append(b, ',')
+				}
+			}
+			b = append(b, `"metrics":{`...)
+			m("input_sequence_length", "tokens", float64(r.InputTokens), false)
+			m("output_sequence_length", "tokens", float64(r.OutputTokens), false)
+			m("output_token_count", "tokens", float64(r.OutputTokens), false)
+			m("time_to_first_token", "ms", r.TTFT().Ms(), false)
+			if r.OutputTokens >= 2 {
+				m("time_to_second_token", "ms", (r.SecondToken - r.FirstToken).Ms(), false)
+				m("inter_token_latency", "ms", r.ITL()/1e6, false)
+			}
+			m("request_latency", "ms", r.E2E().Ms(), true)
+			b = append(b, "},\"error\":null}\n"...)
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,184 @@
+package calib
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/routesim/routesim/model"
+	"github.com/routesim/routesim/sim"
+)
+
+// The step-time model is linear in its coefficients, so with a simulated
+// schedule in hand each request's TTFT and decode time are linear too:
+//
+//	TTFT_i      = frontend + Σ_s f_is · (x_s · θ)    over its worker's steps from routing to first token
+//	E2E_i−TTFT_i =            Σ_s g_is · (x_s · θ)    over the steps from first to last token
+//
+// where x_s = (1, P, Σp·ctx, D, Σctx) are step s's features and f, g the
+// fractions of the step inside each interval. Regressing the measured
+// per-request times on these sums gives new coefficients; re-simulating
+// with them gives a new schedule; a few rounds reach a fixed point.
+
+// stepLog records every simulated step's features per worker.
+type stepLog struct {
+	steps [][]stepFeat
+}
+
+type stepFeat struct {
+	start, end sim.Time
+	x          [5]float64
+}
+
+func (l *stepLog) Step(w int, start, dur sim.Time, b model.Batch, _, _ int) {
+	l.steps[w] = append(l.steps[w], stepFeat{start: start, end: start + dur,
+		x: [5]float64{1, float64(b.PrefillTokens), b.PrefillTokenCtx, float64(b.DecodeSeqs), float64(b.DecodeCtxTokens)}})
+}
+
+// overlapFeatures sums the features of w's steps weighted by the fraction
+// of each step inside [from, to).
+func (l *stepLog) overlapFeatures(w int, from, to sim.Time) [5]float64 {
+	var sum [5]float64
+	steps := l.steps[w]
+	i := sort.Search(len(steps), func(i int) bool { return steps[i].end > from })
+	for ; i < len(steps) && steps[i].start < to; i++ {
+		s := steps[i]
+		lo, hi := max(s.start, from), min(s.end, to)
+		if hi <= lo {
+			continue
+		}
+		f := float64(hi-lo) / float64(s.end-s.start)
+		for k := range sum {
+			sum[k] += f * s.x[k]
+		}
+	}
+	return sum
+}
+
+// stepCoefs are the profile fields the five step features multiply.
+var stepCoefs = []string{"step_base_ns", "prefill_ns_per_token", "prefill_attn_ns_per_token_ctx", "decode_ns_per_seq", "decode_ns_per_ctx_token"}
+
+// linearRound simulates every arm with p and solves the regression for the
+// step coefficients and the frontend delay, respecting physical floors.
+// Arms without per-request records are skipped; ok is false if none has.
+func (f *fitter) linearRound(p *model.Profile, floors map[string]float64) (next *model.Profile, ok bool, err error) {
+	var rows [][]float64 // 6 columns: frontend, c0..c4
+	var ys []float64
+	for _, a := range f.arms {
+		if a.records == nil {
+			continue
+		}
+		cfg := a.built.Config
+		cfg.Profile = p
+		log := &stepLog{steps: make([][]stepFeat, cfg.Workers)}
+		cfg.Observer = log
+		pol, err := a.spec.NewPolicy()
+		if err != nil {
+			return nil, false, err
+		}
+		res, err := sim.Run(cfg, a.built.Work, pol)
+		if err != nil {
+			return nil, false, err
+		}
+		var done []*sim.Record
+		for i := range res.Records {
+			if res.Records[i].Status == sim.StatusOK {
+				done = append(done, &res.Records[i])
+			}
+		}
+		var meas []*Record
+		for i := range a.records {
+			if a.records[i].Error == "" {
+				meas = append(meas, &a.records[i])
+			}
+		}
+		if len(done) != len(meas) {
+			continue // the candidate served a different set of requests
+		}
+		for i, r := range done {
+			m := meas[i]
+			fwd := p.FrontendNsPerInputToken * float64(r.InputTokens)
+			if m.TTFTMs > 0 {
+				x := log.overlapFeatures(r.Worker, r.Dispatched, r.FirstToken)
+				row := append([]float64{1}, x[:]...)
+				rows = append(rows, row)
+				ys = append(ys, m.TTFTMs*1e6-fwd)
+			}
+			if r.OutputTokens >= 2 && m.ITLMs > 0 {
+				x := log.overlapFeatures(r.Worker, r.FirstToken, r.End)
+				rows = append(rows, append([]float64{0}, x[:]...))
+				ys = append(ys, m.ITLMs*1e6*float64(r.OutputTokens-1))
+			}
+		}
+		ok = true
+	}
+	if !ok || len(rows) < 12 {
+		return nil, false, nil
+	}
+	names := append([]string{"frontend_ns"}, stepCoefs...)
+	theta, err := boundedLeastSquares(rows, ys, names, floors)
+	if err != nil {
+		return nil, false, err
+	}
+	q := *p
+	all := coefs(f.arms[0].built.Deploy)
+	for j, name := range names {
+		*all[name].field(&q) = theta[j]
+	}
+	return &q, true, nil
+}
+
+// boundedLeastSquares minimises Σ (row·θ / y − 1)² (relative errors) with
+// θ_j ≥ floor_j, by fixing violators at their floor and re-solving.
+func boundedLeastSquares(rows [][]float64, ys []float64, names []string, floors map[string]float64) ([]float64, error) {
+	n := len(names)
+	fixed := make([]bool, n)
+	theta := make([]float64, n)
+	for iter := 0; iter <= n; iter++ {
+		var free []int
+		for j := 0; j < n; j++ {
+			if !fixed[j] {
+				free = append(free, j)
+			}
+		}
+		if len(free) == 0 {
+			break
+		}
+		a := mat.NewDense(len(rows), len(free), nil)
+		b := mat.NewVecDense(len(rows), nil)
+		for i, row := range rows {
+			if ys[i] <= 0 {
+				continue
+			}
+			rhs := ys[i]
+			for j := 0; j < n; j++ {
+				if fixed[j] {
+					rhs -= row[j] * theta[j]
+				}
+			}
+			for k, j := range free {
+				a.Set(i, k, row[j]/ys[i])
+			}
+			b.SetVec(i, rhs/ys[i])
+		}
+		var sol mat.VecDense
+		if err := sol.SolveVec(a, b); err != nil {
+			return nil, fmt.Errorf("calib: per-request regression is singular: %w", err)
+		}
+		violated := false
+		for k, j := range free {
+			v := sol.AtVec(k)
+			if fl := floors[names[j]]; v < fl || math.IsNaN(v) {
+				theta[j], fixed[j], violated = fl, true, true
+			} else {
+				theta[j] = v
+			}
+		}
+		if !violated {
+			return theta, nil
+		}
+	}
+	return theta, nil
+}

@@ -1,0 +1,188 @@
+package calib
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/routesim/routesim/model"
+	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/sim/export"
+	"github.com/routesim/routesim/sim/scenario"
+)
+
+// truthProfile is a plausible A100-40GB + Qwen3-8B profile the recovery
+// test simulates from and must find again.
+func truthProfile() *model.Profile {
+	return &model.Profile{Name: "truth", GPU: "A100-SXM4-40GB", Model: "Qwen3-8B", TP: 1, Quant: model.BF16, Kind: "measured", Source: "test",
+		StepBaseNs: 14e6, PrefillNsPerToken: 70e3, PrefillAttnNsPerTokenCtx: 2.0, DecodeNsPerSeq: 150e3, DecodeNsPerCtxToken: 130,
+		FrontendNs: 5e6, HostOverheadNs: 5e6, PowerIdleW: 60, PowerBusyW: 380}
+}
+
+// startProfile is the truth perturbed by 25–60 %, where a fit starts.
+func startProfile() *model.Profile {
+	p := truthProfile()
+	p.Name, p.Kind = "start", "roofline"
+	p.StepBaseNs *= 1.4
+	p.PrefillNsPerToken *= 0.75
+	p.PrefillAttnNsPerTokenCtx *= 1.6
+	p.DecodeNsPerSeq *= 0.6
+	p.DecodeNsPerCtxToken *= 1.3
+	p.FrontendNs *= 1.5
+	p.HostOverheadNs *= 0.5
+	p.PowerIdleW, p.PowerBusyW = 55, 400
+	return p
+}
+
+func recoverySetups() map[string]scenario.Spec {
+	// A light arm (TTFT ≈ frontend + prefill, ITL ≈ a decode step) and a
+	// loaded one (queues, chunked prefill interleaved with decodes).
+	out := map[string]scenario.Spec{}
+	for arm, c := range map[string]struct {
+		pol  string
+		n    int
+		rate float64
+	}{"light-kv": {"kv", 8, 0.1}, "loaded-rr": {"round-robin", 2, 1}} {
+		s := scenario.Defaults()
+		s.Trace, s.MaxISL, s.First, s.N, s.RateScale, s.Policy = "arxiv-window", 16384, 300, c.n, c.rate, c.pol
+		out[arm] = s
+	}
+	return out
+}
+
+// writeSynthetic simulates each arm with the truth and writes its AIPerf
+// records and nvidia-smi CSV, returning the spec path.
+func writeSynthetic(t *testing.T, dir string, records bool) string {
+	t.Helper()
+	truth := truthProfile()
+	spec := Spec{Name: "recovery"}
+	for arm, setup := range recoverySetups() {
+		b, err := setup.Build(truth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pol, _ := setup.NewPolicy()
+		res, err := sim.Run(b.Config, b.Work, pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sim.Summarize(res, truth)
+		run := Run{Name: arm, Arm: arm, Setup: setup}
+		write := func(name string, fn func(*os.File) error) string {
+			f, err := os.Create(filepath.Join(dir, arm+"-"+name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := fn(f); err != nil {
+				t.Fatal(err)
+			}
+			return arm + "-" + name
+		}
+		if records {
+			run.AIPerfRecords = write("profile_export.jsonl", func(f *os.File) error { return export.WriteAIPerfRecords(f, res.Records) })
+		} else {
+			run.AIPerfSummary = write("profile_export_aiperf.json", func(f *os.File) error { return export.WriteAIPerf(f, res.Records, &sum, "test") })
+		}
+		run.NvidiaSmi = write("nvml.csv", func(f *os.File) error {
+			return export.WriteNvidiaSmiCSV(f, res.GPU, 1, truth.PowerW, b.Deploy.NVMLMemoryUsedBytes())
+		})
+		spec.Runs = append(spec.Runs, run)
+	}
+	startPath := filepath.Join(dir, "start.json")
+	sb, _ := json.Marshal(startProfile())
+	os.WriteFile(startPath, sb, 0o644)
+	spec.Base = "start.json"
+	path := filepath.Join(dir, "spec.json")
+	b, _ := json.MarshalIndent(spec, "", " ")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+type coefCheck struct {
+	name        string
+	want, value float64
+}
+
+func coefChecks(truth, got *model.Profile) []coefCheck {
+	return []coefCheck{
+		{"step_base_ns", truth.StepBaseNs, got.StepBaseNs},
+		{"prefill_ns_per_token", truth.PrefillNsPerToken, got.PrefillNsPerToken},
+		{"prefill_attn_ns_per_token_ctx", truth.PrefillAttnNsPerTokenCtx, got.PrefillAttnNsPerTokenCtx},
+		{"decode_ns_per_seq", truth.DecodeNsPerSeq, got.DecodeNsPerSeq},
+		{"decode_ns_per_ctx_token", truth.DecodeNsPerCtxToken, got.DecodeNsPerCtxToken},
+		{"frontend_ns", truth.FrontendNs, got.FrontendNs},
+		{"host_overhead_ns", truth.HostOverheadNs, got.HostOverheadNs},
+		{"power_idle_w", truth.PowerIdleW, got.PowerIdleW},
+		{"power_busy_w", truth.PowerBusyW, got.PowerBusyW},
+	}
+}
+
+// TestRecoveryFromPerRequestRecords: runs simulated from known
+// coefficients, exported as AIPerf per-request JSONL and nvidia-smi CSV,
+// are fitted back from a start 25–60 % off: every coefficient within 5 %,
+// TTFT p50 and ITL mean within 3 %.
+func TestRecoveryFromPerRequestRecords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits for several seconds")
+	}
+	path := writeSynthetic(t, t.TempDir(), true)
+	spec, err := LoadSpec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(spec, Options{Regularization: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", res.Report)
+	for _, c := range coefChecks(truthProfile(), res.Profile) {
+		e := 100 * (c.value - c.want) / c.want
+		t.Logf("%-30s truth %-10.4g fitted %-10.4g (%+.1f%%)", c.name, c.want, c.value, e)
+		if math.Abs(e) > 5 {
+			t.Errorf("%s recovered %.4g, truth %.4g: %+.1f%% (tolerance 5%%)", c.name, c.value, c.want, e)
+		}
+	}
+	for _, arm := range []string{"light-kv", "loaded-rr"} {
+		for _, stat := range []string{"ttft_ms_p50", "itl_ms_avg"} {
+			row, ok := res.Report.Find(arm, stat)
+			if !ok || math.Abs(row.ErrPct) > 3 {
+				t.Errorf("%s %s: %+v (tolerance 3%%)", arm, stat, row)
+			}
+		}
+	}
+}
+
+// TestRecoveryFromSummaries: the same runs, but only AIPerf summary
+// exports: the statistics are reproduced within 10 %; the coefficients'
+// errors are logged (summaries constrain them less).
+func TestRecoveryFromSummaries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits for several seconds")
+	}
+	path := writeSynthetic(t, t.TempDir(), false)
+	spec, err := LoadSpec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(spec, Options{Regularization: -1, MaxEvals: 800})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", res.Report)
+	for _, c := range coefChecks(truthProfile(), res.Profile) {
+		t.Logf("%-30s truth %-10.4g fitted %-10.4g (%+.1f%%)", c.name, c.want, c.value, 100*(c.value-c.want)/c.want)
+	}
+	for _, arm := range []string{"light-kv", "loaded-rr"} {
+		for _, stat := range []string{"ttft_ms_p50", "ttft_ms_avg", "itl_ms_avg", "requests_per_s", "gpu_util_mean"} {
+			row, ok := res.Report.Find(arm, stat)
+			if !ok || math.Abs(row.ErrPct) > 10 {
+				t.Errorf("%s %s: %+v (tolerance 10%%)", arm, stat, row)
+			}
+		}
+	}
+}
