@@ -27,7 +27,7 @@ type Options struct {
 	// NoiseSigmas is the grid σ is chosen from (default 0 … 0.3).
 	NoiseSigmas []float64
 	// Seeds is the number of seeds per σ when matching run-to-run spread
-	// (default 3).
+	// (default 8).
 	Seeds int
 }
 
@@ -104,10 +104,10 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 		opt.Regularization = 0.01
 	}
 	if opt.NoiseSigmas == nil {
-		opt.NoiseSigmas = []float64{0, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3}
+		opt.NoiseSigmas = []float64{0, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3}
 	}
 	if opt.Seeds == 0 {
-		opt.Seeds = 3
+		opt.Seeds = 8
 	}
 	obs, err := spec.Load()
 	if err != nil {
@@ -146,14 +146,25 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 	x := f.encode(start)
 	loss := f.lossOf(start)
 	if linNote == "" {
-		if x, loss, err = f.search(x, opt.MaxEvals); err != nil {
+		if x, loss, err = f.search(x, opt.MaxEvals, 0.5); err != nil {
 			return nil, err
 		}
 	}
 	prof := f.decode(x)
-	unc := f.uncertainty(x, loss)
 	sigma, noiseNote := f.fitNoise(prof, opt)
+	if sigma > 0 && linNote == "" {
+		// Refit under the noise the profile will run with: the same three
+		// seeds for every candidate (common random numbers), averaged.
+		f.sigma, f.seeds = sigma, 3
+		x, loss, err = f.search(x, f.evals+opt.MaxEvals/4, 0.1)
+		if err != nil {
+			return nil, err
+		}
+		prof = f.decode(x)
+		noiseNote += fmt.Sprintf("; coefficients then refitted at σ = %g over seeds 1–3", sigma)
+	}
 	prof.NoiseSigma = sigma
+	unc := f.uncertainty(x, loss)
 	powerNote := fitPower(prof, obs)
 	prof.Kind = "measured"
 	prof.Name = fmt.Sprintf("%s.%s.tp%d.calibrated", strings.ToLower(dep.GPU.Name), strings.ToLower(dep.Model.Name), dep.TP)
@@ -174,9 +185,9 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 
 // search runs Nelder–Mead, restarting with a fresh simplex around the best
 // point while evaluations remain and restarts still improve the loss.
-func (f *fitter) search(x0 []float64, maxEvals int) ([]float64, float64, error) {
+func (f *fitter) search(x0 []float64, maxEvals int, size float64) ([]float64, float64, error) {
 	x, best := x0, f.loss(x0)
-	size := 0.5
+
 	for f.evals < maxEvals {
 		budget := maxEvals - f.evals
 		res, err := optimize.Minimize(optimize.Problem{Func: f.loss}, x,
@@ -390,6 +401,10 @@ type fitter struct {
 	coefs []coef
 	reg   float64
 	evals int
+	// sigma and seeds: candidates run with noise σ over seeds 1..seeds and
+	// their statistics are averaged (0 = noise-free, one run).
+	sigma float64
+	seeds int
 }
 
 // encode maps a profile to search space: v = floor·(1+eˣ) where a physical
@@ -465,17 +480,7 @@ func (f *fitter) simulate(p *model.Profile, seed uint64) ([]Stats, []*sim.Result
 func (f *fitter) loss(x []float64) float64 {
 	f.evals++
 	p := f.decode(x)
-	stats, results, err := f.simulate(p, 0)
-	if err != nil {
-		return 1e6
-	}
-	total := 0.0
-	for i, a := range f.arms {
-		total += statLoss(a.measured, stats[i])
-		if a.records != nil {
-			total += recordLoss(a.records, results[i].Records)
-		}
-	}
+	total := f.lossOf(p)
 	if f.reg > 0 {
 		for _, c := range f.coefs {
 			prior, v := *c.field(f.base), *c.field(p)
@@ -569,7 +574,28 @@ func (f *fitter) uncertainty(x []float64, best float64) []float64 {
 	return out
 }
 
+// lossOf is the data term of the loss for profile p (no regularisation).
 func (f *fitter) lossOf(p *model.Profile) float64 {
+	if f.sigma > 0 {
+		q := *p
+		q.NoiseSigma = f.sigma
+		per := make([][]Stats, len(f.arms))
+		for s := 1; s <= f.seeds; s++ {
+			stats, _, err := f.simulate(&q, uint64(s))
+			if err != nil {
+				return 1e6
+			}
+			for i := range f.arms {
+				per[i] = append(per[i], stats[i])
+			}
+		}
+		total := 0.0
+		for i, a := range f.arms {
+			m, _ := meanStats(per[i])
+			total += statLoss(a.measured, m)
+		}
+		return total
+	}
 	stats, results, err := f.simulate(p, 0)
 	if err != nil {
 		return 1e6
@@ -587,7 +613,14 @@ func (f *fitter) lossOf(p *model.Profile) float64 {
 // fitNoise picks σ whose seed-to-seed spread of the headline statistics
 // matches the measured spread between repetitions.
 func (f *fitter) fitNoise(p *model.Profile, opt Options) (float64, string) {
-	keys := []string{"ttft_ms_p50", "ttft_ms_avg", "itl_ms_avg", "e2e_ms_avg"}
+	// Every latency statistic: the spread of any one over three
+	// repetitions is itself noisy; their average is steadier.
+	var keys []string
+	for _, k := range statOrder {
+		if k != "requests_per_s" && k != "gpu_util_mean" {
+			keys = append(keys, k)
+		}
+	}
 	haveSpread := false
 	for _, a := range f.arms {
 		for _, k := range keys {
@@ -614,23 +647,27 @@ func (f *fitter) fitNoise(p *model.Profile, opt Options) (float64, string) {
 				per[i] = append(per[i], stats[i])
 			}
 		}
-		e := 0.0
+		e, n := 0.0, 0
 		for i, a := range f.arms {
 			_, spread := meanStats(per[i])
 			for _, k := range keys {
 				if m, ok := a.spread[k]; ok {
 					d := spread[k] - m
 					e += d * d
+					n++
 				}
 			}
+		}
+		if n > 0 {
+			e /= float64(n)
 		}
 		lines = append(lines, fmt.Sprintf("σ=%g: %.2g", sigma, e))
 		if e < bestErr {
 			best, bestErr = sigma, e
 		}
 	}
-	return best, fmt.Sprintf("noise σ = %g: seed-to-seed spread of %s matched to the repetitions' (squared error by σ: %s)",
-		best, strings.Join(keys, ", "), strings.Join(lines, "; "))
+	return best, fmt.Sprintf("noise σ = %g: seed-to-seed relative spread of the %d latency statistics matched to the repetitions' over %d seeds (mean squared error by σ: %s)",
+		best, len(keys), opt.Seeds, strings.Join(lines, "; "))
 }
 
 // fitPower fits power = idle + (busy − idle)·util by least squares over
@@ -673,4 +710,23 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Evaluate re-simulates the spec's runs with profile p (with its noise σ,
+// averaged over seeds) and reports every statistic against the
+// measurements, without fitting anything.
+func Evaluate(spec *Spec, p *model.Profile, seeds int) (*Report, error) {
+	obs, err := spec.Load()
+	if err != nil {
+		return nil, err
+	}
+	arms, err := buildArms(spec, obs, p)
+	if err != nil {
+		return nil, err
+	}
+	if seeds < 1 {
+		seeds = 1
+	}
+	f := &fitter{arms: arms, base: p}
+	return f.report(p, p, nil, nil, Options{Seeds: seeds}), nil
 }

@@ -24,8 +24,8 @@ type Coef struct {
 	Value float64 `json:"value"`
 	Floor float64 `json:"physical_floor"`
 	// UncertaintyPct is the smallest relative change that raises the loss
-	// by 10 % (+Inf: the fit does not constrain it).
-	UncertaintyPct float64 `json:"uncertainty_pct"`
+	// by 10 % (nil: not even ±50 % does; the fit does not constrain it).
+	UncertaintyPct *float64 `json:"uncertainty_pct"`
 }
 
 // Report is a fit's account of itself.
@@ -99,7 +99,12 @@ func (f *fitter) report(p, start *model.Profile, x, unc []float64, opt Options) 
 		}
 	}
 	for i, c := range f.coefs {
-		rep.Coefs = append(rep.Coefs, Coef{Name: c.name, Start: *c.field(start), Value: *c.field(p), Floor: c.floor, UncertaintyPct: 100 * unc[i]})
+		var u *float64
+		if !math.IsInf(unc[i], 1) {
+			v := 100 * unc[i]
+			u = &v
+		}
+		rep.Coefs = append(rep.Coefs, Coef{Name: c.name, Start: *c.field(start), Value: *c.field(p), Floor: c.floor, UncertaintyPct: u})
 	}
 	return rep
 }
@@ -120,8 +125,8 @@ func (r *Report) String() string {
 	b.WriteString("coefficient                         start         fitted   physical floor   ±(loss +10%)\n")
 	for _, c := range r.Coefs {
 		u := "unconstrained"
-		if !math.IsInf(c.UncertaintyPct, 1) {
-			u = fmt.Sprintf("%.0f%%", c.UncertaintyPct)
+		if c.UncertaintyPct != nil {
+			u = fmt.Sprintf("%.0f%%", *c.UncertaintyPct)
 		}
 		fmt.Fprintf(&b, "  %-30s %12.4g  %12.4g  %12.4g   %s\n", c.Name, c.Start, c.Value, c.Floor, u)
 	}

@@ -13,12 +13,14 @@ type Stats map[string]float64
 
 // statWeights are the statistics a fit compares, with their weights in the
 // loss Σ w·log(sim/measured)². Latency percentiles from the body and tail
-// of each distribution, the means, throughput and NVML utilization.
+// of each distribution, the means, throughput and NVML utilization; the
+// headline figures (TTFT p50 and mean, ITL mean, throughput, utilization)
+// count four times.
 var statWeights = map[string]float64{
-	"ttft_ms_avg": 1, "ttft_ms_p10": 0.5, "ttft_ms_p25": 0.5, "ttft_ms_p50": 1, "ttft_ms_p75": 0.5, "ttft_ms_p90": 1, "ttft_ms_p99": 0.25,
-	"itl_ms_avg": 1, "itl_ms_p10": 0.5, "itl_ms_p50": 1, "itl_ms_p90": 0.5,
-	"ttst_ms_p50": 0.5, "e2e_ms_avg": 0.5, "e2e_ms_p50": 0.5, "e2e_ms_p90": 0.25,
-	"requests_per_s": 1, "gpu_util_mean": 1,
+	"ttft_ms_avg": 4, "ttft_ms_p10": 0.5, "ttft_ms_p25": 0.5, "ttft_ms_p50": 4, "ttft_ms_p75": 0.5, "ttft_ms_p90": 1, "ttft_ms_p99": 0.25,
+	"itl_ms_avg": 4, "itl_ms_p10": 0.5, "itl_ms_p50": 1, "itl_ms_p90": 0.5,
+	"ttst_ms_p50": 0.25, "e2e_ms_avg": 0.5, "e2e_ms_p50": 0.5, "e2e_ms_p90": 0.25,
+	"requests_per_s": 4, "gpu_util_mean": 4,
 }
 
 // statOrder lists statistics in report order.

@@ -32,9 +32,11 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"run":      {"simulate one trace on one cluster and print its summary", runCmd},
-		"policies": {"list the routing policies, their parameters and defaults", policiesCmd},
-		"version":  {"print the version", func(_ []string, out, _ io.Writer) error { _, err := fmt.Fprintln(out, "routesim", Version); return err }},
+		"run":       {"simulate one trace on one cluster and print its summary", runCmd},
+		"calibrate": {"fit a step-time profile to measured runs (AIPerf exports, NVML samples)", calibrateCmd},
+		"policies":  {"list the routing policies, their parameters and defaults", policiesCmd},
+		"profiles":  {"list the step-time profiles (GPU, model, TP, source, fit error)", profilesCmd},
+		"version":   {"print the version", func(_ []string, out, _ io.Writer) error { _, err := fmt.Fprintln(out, "routesim", Version); return err }},
 	}
 }
 

@@ -1,0 +1,172 @@
+package calib
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const goodSummary = `{"schema_version":"1.1",
+ "request_throughput":{"unit":"requests/sec","avg":4.39},
+ "request_latency":{"unit":"ms","avg":4928,"p50":1313.6,"count":1000},
+ "time_to_first_token":{"unit":"ms","avg":451.4,"p50":360.9,"p90":935.8,"count":1000},
+ "inter_token_latency":{"unit":"ms","avg":45.4,"p50":32.0,"count":997},
+ "input_config":{"endpoint":{"type":"chat"}},"error_summary":[]}`
+
+func TestReadAIPerfSummary(t *testing.T) {
+	s, err := ReadAIPerfSummary(strings.NewReader(goodSummary), "s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := s.Stat("time_to_first_token", "p50"); v != 360.9 {
+		t.Errorf("ttft p50 %v", v)
+	}
+	if s.Metrics["time_to_first_token"].Count != 1000 || s.Metrics["inter_token_latency"].Unit != "ms" {
+		t.Errorf("metrics %+v", s.Metrics)
+	}
+}
+
+func TestReadersRejectBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+		read           func(string) error
+	}{
+		{"summary not JSON", "{", "s.json: not a JSON object", summary},
+		{"summary missing metric", `{"request_throughput":{"unit":"requests/sec","avg":1}}`, "s.json: time_to_first_token: missing", summary},
+		{"summary string stat", strings.Replace(goodSummary, `"p50":360.9`, `"p50":"fast"`, 1), "s.json: time_to_first_token.p50: \"fast\" is not a number", summary},
+		{"summary NaN", strings.Replace(goodSummary, `"p50":360.9`, `"p50":NaN`, 1), "s.json: not a JSON object", summary},
+		{"summary empty run", strings.Replace(goodSummary, `"avg":4.39`, `"avg":0`, 1), "request_throughput.avg: 0: the run completed nothing", summary},
+		{"records missing metadata", `{"metrics":{}}`, "r.jsonl:1: metadata.request_start_ns: missing", records},
+		{"records missing ttft", `{"metadata":{"request_start_ns":1,"request_end_ns":2},"metrics":{"request_latency":{"value":1}},"error":null}`, "r.jsonl:1: metrics.time_to_first_token: missing", records},
+		{"records negative", `{"metadata":{"request_start_ns":1,"request_end_ns":2},"metrics":{"time_to_first_token":{"value":-1},"request_latency":{"value":1},"input_sequence_length":{"value":1},"output_sequence_length":{"value":1}}}`, "r.jsonl:1: metrics.time_to_first_token: -1", records},
+		{"records end before start", `{"metadata":{"request_start_ns":5,"request_end_ns":2},"metrics":{}}`, "r.jsonl:1: metadata.request_end_ns", records},
+		{"records empty", "", "r.jsonl: no profiling records", records},
+		{"records truncated", `{"metadata":{"request_start_ns":5,`, "r.jsonl:1: malformed JSON", records},
+		{"smi missing column", "timestamp, index, utilization.gpu [%]\n", "n.csv:1: power.draw: column missing", smi},
+		{"smi bad util", smiHeader + "2026/06/05 21:58:30.828, 0, lots %, 100 W, 1 MiB\n", "n.csv:2: utilization.gpu: \"lots %\"", smi},
+		{"smi over 100", smiHeader + "2026/06/05 21:58:30.828, 0, 140 %, 100 W, 1 MiB\n", "n.csv:2: utilization.gpu: 140 % is over 100", smi},
+		{"smi bad time", smiHeader + "yesterday, 0, 40 %, 100 W, 1 MiB\n", "n.csv:2: timestamp", smi},
+		{"smi short row", smiHeader + "2026/06/05 21:58:30.828, 0\n", "n.csv:2: 2 fields", smi},
+		{"smi empty", smiHeader, "n.csv: no samples", smi},
+		{"inferscope no gpu", `{"duration_secs": 300}`, "i.json: gpu.per_device: missing", inferscope},
+		{"inferscope no duration", `{"gpu":{"per_device":[]}}`, "i.json: duration_secs", inferscope},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.read(tc.in)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Errorf("%T is not a positioned *calib.Error", err)
+			}
+		})
+	}
+}
+
+const smiHeader = "timestamp, index, utilization.gpu [%], power.draw [W], memory.used [MiB]\n"
+
+func summary(s string) error { _, err := ReadAIPerfSummary(strings.NewReader(s), "s.json"); return err }
+func records(s string) error {
+	_, err := ReadAIPerfRecords(strings.NewReader(s), "r.jsonl")
+	return err
+}
+func smi(s string) error        { _, err := ReadNvidiaSmiCSV(strings.NewReader(s), "n.csv"); return err }
+func inferscope(s string) error { _, err := ReadInferscope(strings.NewReader(s), "i.json"); return err }
+
+func TestReadNvidiaSmiCSVStatistics(t *testing.T) {
+	in := smiHeader +
+		"2026/06/05 21:58:30.000, 0, 40 %, 100.00 W, 37714 MiB\n" +
+		"2026/06/05 21:58:30.000, 1, 0 %, 60.00 W, 37714 MiB\n" +
+		"2026/06/05 21:58:30.100, 0, 60 %, 140.00 W, 37714 MiB\n" +
+		"2026/06/05 21:58:30.100, 1, 20 %, 80.00 W, 37714 MiB\n"
+	g, err := ReadNvidiaSmiCSV(strings.NewReader(in), "n.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Devices) != 2 || g.Devices[0].UtilMean != 0.5 || g.Devices[0].PowerMeanW != 120 || g.Devices[0].PowerMaxW != 140 {
+		t.Errorf("devices %+v", g.Devices)
+	}
+	if g.UtilMean() != 0.3 || g.WindowS < 0.199 || g.WindowS > 0.201 {
+		t.Errorf("util mean %v, window %v s", g.UtilMean(), g.WindowS)
+	}
+	nounits := "timestamp, index, utilization.gpu, power.draw, memory.used\n2026/06/05 21:58:30.000, 0, 40, 100.5, 1\n"
+	if g, err := ReadNvidiaSmiCSV(strings.NewReader(nounits), "n.csv"); err != nil || g.Devices[0].PowerMeanW != 100.5 {
+		t.Errorf("--format=csv,nounits: %v %+v", err, g)
+	}
+}
+
+func TestSpecErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, body, want string }{
+		{"no runs", `{"name":"x","runs":[]}`, "no measured runs"},
+		{"unknown field", `{"name":"x","runs":[],"colour":1}`, "unknown field"},
+		{"no files", `{"name":"x","runs":[{"name":"a","arm":"a","setup":{}}]}`, "needs aiperf_summary or aiperf_records"},
+		{"bad setup", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{"gpu":"B300","policy":"psychic"}}]}`, "unknown GPU"},
+		{"mixed deployments", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}},{"name":"b","arm":"b","aiperf_summary":"s","setup":{"model":"Llama-3.1-8B"}}]}`, "one profile fits one deployment"},
+	} {
+		p := filepath.Join(dir, tc.name+".json")
+		os.WriteFile(p, []byte(tc.body), 0o644)
+		if _, err := LoadSpec(p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	p := filepath.Join(dir, "missing-file.json")
+	os.WriteFile(p, []byte(`{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"nope.json","setup":{}}]}`), 0o644)
+	s, err := LoadSpec(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Fit(s, Options{}); err == nil || !strings.Contains(err.Error(), "nope.json") {
+		t.Errorf("missing measured file: %v", err)
+	}
+}
+
+func FuzzAIPerfReader(f *testing.F) {
+	f.Add([]byte(goodSummary), false)
+	f.Add([]byte(`{"metadata":{"request_start_ns":1,"request_end_ns":9},"metrics":{"time_to_first_token":{"value":3},"request_latency":{"value":8},"input_sequence_length":{"value":10},"output_sequence_length":{"value":2},"inter_token_latency":{"value":5}}}`), true)
+	f.Fuzz(func(t *testing.T, data []byte, perRequest bool) {
+		if perRequest {
+			recs, err := ReadAIPerfRecords(strings.NewReader(string(data)), "f")
+			if err == nil {
+				for _, r := range recs {
+					if r.EndNs < r.StartNs || r.TTFTMs < 0 || r.ITLMs < 0 {
+						t.Fatalf("accepted an invalid record %+v", r)
+					}
+				}
+			} else if _, ok := err.(*Error); !ok {
+				t.Fatalf("unpositioned error %T: %v", err, err)
+			}
+			return
+		}
+		s, err := ReadAIPerfSummary(strings.NewReader(string(data)), "f")
+		if err == nil {
+			if v, _ := s.Stat("request_throughput", "avg"); v <= 0 {
+				t.Fatal("accepted a summary with no throughput")
+			}
+		} else if _, ok := err.(*Error); !ok {
+			t.Fatalf("unpositioned error %T: %v", err, err)
+		}
+	})
+}
+
+func FuzzNvidiaSmiCSV(f *testing.F) {
+	f.Add([]byte(smiHeader + "2026/06/05 21:58:30.000, 0, 40 %, 100.00 W, 37714 MiB\n"))
+	f.Add([]byte("timestamp, index, utilization.gpu, power.draw, memory.used\n2026/06/05 21:58:30.000, 3, 0, 0, 0\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g, err := ReadNvidiaSmiCSV(strings.NewReader(string(data)), "f")
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("unpositioned error %T: %v", err, err)
+			}
+			return
+		}
+		for _, d := range g.Devices {
+			if d.UtilMean < 0 || d.UtilMean > 1 || d.PowerMeanW < 0 || d.PowerMaxW < d.PowerMeanW-1e-9 {
+				t.Fatalf("implausible device %+v", d)
+			}
+		}
+	})
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/routesim/routesim/model"
+)
+
+// profilesCmd lists the built-in profiles, and which catalogue
+// deployments fall back to a roofline estimate.
+func profilesCmd(args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("routesim profiles", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	verbose := fs.BoolP("verbose", "v", false, "print each profile's source and note in full")
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return nil
+		}
+		return usageError{err}
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GPU\tMODEL\tTP\tQUANT\tKIND\tFIT ERROR\tNAME")
+	builtin := map[string]bool{}
+	for _, p := range model.BuiltinProfiles() {
+		builtin[fmt.Sprintf("%s/%s/%d/%s", strings.ToLower(p.GPU), strings.ToLower(p.Model), p.TP, p.Quant)] = true
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", p.GPU, p.Model, p.TP, p.Quant, p.Kind, p.FitError, p.Name)
+		if *verbose {
+			fmt.Fprintf(tw, "\tsource: %s\t\t\t\t\t\n", p.Source)
+			if p.Note != "" {
+				fmt.Fprintf(tw, "\tnote: %s\t\t\t\t\t\n", p.Note)
+			}
+		}
+	}
+	tw.Flush()
+	cat := model.DefaultCatalogue()
+	var roof []string
+	for _, g := range cat.GPUs {
+		for _, m := range cat.Models {
+			for _, tp := range []int{1, 2, 4, 8} {
+				for _, q := range []model.Quant{model.BF16, model.FP8} {
+					if builtin[fmt.Sprintf("%s/%s/%d/%s", strings.ToLower(g.Name), strings.ToLower(m.Name), tp, q)] {
+						continue
+					}
+					d := model.Deployment{GPU: g, Model: m, TP: tp, Quant: q, KVDtypeBytes: 2, GPUMemoryUtilization: 0.9}
+					if _, err := d.KVBlocks(16); err != nil {
+						continue // does not fit
+					}
+					roof = append(roof, fmt.Sprintf("%s/%s/tp%d/%s", g.Name, m.Name, tp, q))
+				}
+			}
+		}
+	}
+	_, err := fmt.Fprintf(stdout, "\nEvery other deployment that fits in memory uses a roofline estimate (kind \"roofline\", flagged in every output):\n  %s\n",
+		strings.Join(roof, "\n  "))
+	return err
+}
