@@ -119,6 +119,10 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Coefficients are fitted noise-free; σ is chosen afterwards.
+	startSigma := base.NoiseSigma
+	base = clone(base)
+	base.NoiseSigma = 0
 	arms, err := buildArms(spec, obs, base)
 	if err != nil {
 		return nil, err
@@ -151,6 +155,7 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 		}
 	}
 	prof := f.decode(x)
+	prof.NoiseSigma = startSigma
 	sigma, noiseNote := f.fitNoise(prof, opt)
 	if sigma > 0 && linNote == "" {
 		// Refit under the noise the profile will run with: the same three

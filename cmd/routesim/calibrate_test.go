@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/routesim/routesim/model"
+)
+
+func TestCalibrateBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	nanSummary := write("nan.json", `{"request_throughput":{"unit":"requests/sec","avg":NaN}}`)
+	wrongSchema := write("wrong.json", `{"hello": "world"}`)
+	run := func(summary string) string {
+		return write(filepath.Base(summary)+".spec.json", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"`+filepath.Base(summary)+`","setup":{"first":50}}]}`)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+		code int
+	}{
+		{"no spec", []string{}, "--spec is required", 2},
+		{"missing spec", []string{"--spec", filepath.Join(dir, "nope.json")}, "nope.json", 1},
+		{"empty runs", []string{"--spec", write("empty.json", `{"name":"x","runs":[]}`)}, "no measured runs", 1},
+		{"spec not JSON", []string{"--spec", write("bad.json", `{"runs": [`)}, "bad.json", 1},
+		{"wrong schema", []string{"--spec", run(wrongSchema)}, "wrong.json: time_to_first_token: missing", 1},
+		{"NaN", []string{"--spec", run(nanSummary)}, "nan.json: not a JSON object", 1},
+		{"missing measured file", []string{"--spec", write("m.json", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"gone.json","setup":{}}]}`)}, "gone.json", 1},
+		{"unknown coefficient", []string{"--spec", run(wrongSchema), "--fit", "warp_factor"}, "wrong.json", 1},
+		{"bad evals", []string{"--spec", "x", "--max-evals", "0"}, "--max-evals 0", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
+			_, _, err := runCLI(append([]string{"calibrate", "--out", out}, tc.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+			if exitCode(err) != tc.code {
+				t.Errorf("exit %d, want %d", exitCode(err), tc.code)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("--out %s exists after a failed calibration", out)
+			}
+		})
+	}
+}
+
+// TestCalibrateFromRunOutputs closes the loop: routesim run's AIPerf
+// per-request export and nvidia-smi CSV calibrate back to a profile whose
+// step coefficients match the one that produced them.
+func TestCalibrateFromRunOutputs(t *testing.T) {
+	dir := t.TempDir()
+	runDir := filepath.Join(dir, "run")
+	if _, _, err := runCLI("run", "--trace", "arxiv-window", "--max-isl", "16384", "--first", "200", "--n", "4", "--rate-scale", "0.1", "--out", runDir); err != nil {
+		t.Fatal(err)
+	}
+	spec := `{"name": "loop", "runs": [{"name": "r", "arm": "r",
+		"setup": {"trace": "arxiv-window", "max_isl": 16384, "first": 200, "n": 4, "rate_scale": 0.1},
+		"aiperf_records": "run/profile_export.jsonl", "nvidia_smi": "run/nvml.csv"}]}`
+	os.WriteFile(filepath.Join(dir, "spec.json"), []byte(spec), 0o644)
+	out := filepath.Join(dir, "cal")
+	stdout, _, err := runCLI("calibrate", "--spec", filepath.Join(dir, "spec.json"), "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "per-request regression") {
+		t.Errorf("report does not say how it fitted:\n%s", stdout)
+	}
+	f, err := os.Open(filepath.Join(out, "profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := model.ReadProfile(f, "profile.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := model.FindProfile("A100-SXM4-40GB", "Qwen3-8B", 1)
+	for _, c := range []struct {
+		name   string
+		g, w   float64
+		relTol float64
+	}{
+		{"step_base_ns", got.StepBaseNs, want.StepBaseNs, 0.05},
+		{"prefill_ns_per_token", got.PrefillNsPerToken, want.PrefillNsPerToken, 0.05},
+		{"decode_ns_per_ctx_token", got.DecodeNsPerCtxToken, want.DecodeNsPerCtxToken, 0.05},
+	} {
+		if d := c.g/c.w - 1; d > c.relTol || d < -c.relTol {
+			t.Errorf("%s: %.4g, produced by %.4g (%+.1f%%)", c.name, c.g, c.w, 100*d)
+		}
+	}
+	var rep struct {
+		Rows []struct{ Stat string }
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Rows) == 0 {
+		t.Errorf("report.json: %v, %d rows", err, len(rep.Rows))
+	}
+}
