@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -181,4 +182,191 @@ func boundedLeastSquares(rows [][]float64, ys []float64, names []string, floors 
 		}
 	}
 	return theta, nil
+}
+
+// linearFit iterates the per-request regression (linear.go) from base
+// until the coefficients settle, then sets the host overhead from the
+// measured utilization. It returns nil when no arm has per-request records.
+func (f *fitter) linearFit(base *model.Profile, all map[string]coef, params []string) (*model.Profile, string, error) {
+	// The regression is exact at the truth but biased on a wrong schedule,
+	// and most in queue-dominated runs; so iterate on each arm alone and on
+	// all together, and keep whichever start explains every arm best.
+	var best *model.Profile
+	bestLoss, bestNote := math.Inf(1), ""
+	subsets := [][]*arm{f.arms}
+	if len(f.arms) > 1 {
+		for _, a := range f.arms {
+			subsets = append(subsets, []*arm{a})
+		}
+	}
+	allArms := f.arms
+	defer func() { f.arms = allArms }()
+	for _, sub := range subsets {
+		f.arms = sub
+		p, note, err := f.linearFitArms(base, all, params)
+		f.arms = allArms
+		if err != nil {
+			return nil, "", err
+		}
+		if p == nil {
+			continue
+		}
+		if l := f.lossOf(p); l < bestLoss {
+			names := make([]string, len(sub))
+			for i, a := range sub {
+				names[i] = a.name
+			}
+			best, bestLoss, bestNote = p, l, fmt.Sprintf("%s on arm(s) %s (loss %.3g)", note, strings.Join(names, ", "), l)
+		}
+	}
+	if best != nil && hasParam(params, "host_overhead_ns") {
+		best.HostOverheadNs = f.hostFromUtil(best)
+	}
+	return best, bestNote, nil
+}
+
+func hasParam(params []string, name string) bool {
+	for _, p := range params {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fitter) linearFitArms(base *model.Profile, all map[string]coef, params []string) (*model.Profile, string, error) {
+	fitted := map[string]bool{}
+	for _, p := range params {
+		fitted[p] = true
+	}
+	floors := map[string]float64{}
+	for _, name := range append([]string{"frontend_ns"}, stepCoefs...) {
+		if fitted[name] {
+			floors[name] = all[name].floor
+		} else { // not fitted: pin it at its current value
+			floors[name] = *all[name].field(base)
+		}
+	}
+	// Damped fixed-point iteration: move a quarter of the way (geometrically)
+	// toward the regression's answer and keep the iterate with the lowest
+	// full loss; full steps oscillate once queues make the schedule sensitive.
+	p, best := base, f.lossOf(base)
+	cur := base
+	rounds := 0
+	names := append([]string{"frontend_ns"}, stepCoefs...)
+	for ; rounds < 60; rounds++ {
+		q, ok, err := f.linearRound(cur, floors)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			if rounds == 0 {
+				return nil, "", nil
+			}
+			break
+		}
+		next := *cur
+		change := 0.0
+		for _, name := range names {
+			a, b := *all[name].field(cur), *all[name].field(q)
+			v := b
+			if !fitted[name] {
+				v = *all[name].field(base)
+			} else if a > 0 && b > 0 {
+				v = a * math.Pow(b/a, linearStep)
+			}
+			if a > 0 {
+				change = math.Max(change, math.Abs(v/a-1))
+			}
+			*all[name].field(&next) = v
+		}
+		cur = &next
+		if l := f.lossOf(cur); l < best {
+			p, best = cur, l
+		}
+		if change < 0.002 {
+			rounds++
+			break
+		}
+	}
+	p = clone(p)
+	return p, fmt.Sprintf("per-request regression: %d rounds of simulate → least squares on step features", rounds), nil
+}
+
+// hostOverheadFromUtil solves utilization = (busy − steps·host)/(window·N)
+// for host, over every arm with a GPU measurement.
+func (f *fitter) hostFromUtil(p *model.Profile) float64 {
+	var excess, steps float64
+	for _, a := range f.arms {
+		u, ok := a.measured["gpu_util_mean"]
+		if !ok {
+			continue
+		}
+		cfg := a.built.Config
+		cfg.Profile = p
+		pol, err := a.spec.NewPolicy()
+		if err != nil {
+			continue
+		}
+		res, err := sim.Run(cfg, a.built.Work, pol)
+		if err != nil {
+			continue
+		}
+		window := a.windowS * 1e9
+		if window == 0 {
+			window = float64(res.Makespan)
+		}
+		for _, w := range res.Workers {
+			excess += float64(w.BusyNs)
+			steps += float64(w.Steps)
+		}
+		excess -= u * window * float64(cfg.Workers)
+	}
+	if steps == 0 {
+		return p.HostOverheadNs
+	}
+	return math.Min(math.Max(excess/steps, 0), 0.95*p.StepBaseNs)
+}
+
+// linearStep is the damping of the per-request iteration.
+const linearStep = 0.25
+
+func clone(p *model.Profile) *model.Profile { q := *p; return &q }
+
+func buildArms(spec *Spec, obs []Observed, base *model.Profile) ([]*arm, error) {
+	byArm := map[string]*arm{}
+	var order []string
+	reps := map[string][]Stats{}
+	for i := range obs {
+		o := &obs[i]
+		a, ok := byArm[o.Run.Arm]
+		if !ok {
+			a = &arm{name: o.Run.Arm, spec: o.Run.Setup}
+			b, err := a.spec.Build(base)
+			if err != nil {
+				return nil, fmt.Errorf("run %s: %w", o.Run.Name, err)
+			}
+			a.built = b
+			byArm[o.Run.Arm] = a
+			order = append(order, o.Run.Arm)
+		}
+		if o.GPU != nil {
+			a.windowS = o.GPU.WindowS
+		}
+		if a.records == nil && len(o.Records) > 0 {
+			a.records = o.Records
+		}
+		st := measuredStats(o)
+		if len(st) == 0 {
+			return nil, fmt.Errorf("run %s: no statistics to fit", o.Run.Name)
+		}
+		reps[o.Run.Arm] = append(reps[o.Run.Arm], st)
+	}
+	var arms []*arm
+	for _, name := range order {
+		a := byArm[name]
+		a.measured, a.spread = meanStats(reps[name])
+		arms = append(arms, a)
+	}
+	return arms, nil
 }

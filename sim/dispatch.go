@@ -45,10 +45,17 @@ func (c *cluster) route(i int32) {
 		r.routed = c.eng.Now()
 	}
 	d := c.decide(i, false)
-	switch d.Worker {
-	case policy.Park:
+	if d.Worker == policy.Park {
 		r.parkedAt = c.eng.Now()
 		c.rt.park(i, r.job.InputTokens)
+		return
+	}
+	c.apply(i, d)
+}
+
+// apply carries out a decision that is not Park: reject or dispatch.
+func (c *cluster) apply(i int32, d policy.Decision) {
+	switch d.Worker {
 	case policy.RejectBusy:
 		c.reject(i, StatusRejectedBusy, d.Reason)
 	case policy.RejectBackpressure:
@@ -70,14 +77,7 @@ func (c *cluster) drain() {
 		r := &c.reqs[i]
 		c.rt.unpark(r.job.InputTokens)
 		r.queueNs = c.eng.Now() - r.parkedAt
-		switch d.Worker {
-		case policy.RejectBusy:
-			c.reject(i, StatusRejectedBusy, d.Reason)
-		case policy.RejectBackpressure:
-			c.reject(i, StatusRejectedBackpressure, d.Reason)
-		default:
-			c.dispatch(i, d.Worker)
-		}
+		c.apply(i, d)
 	}
 }
 

@@ -1,0 +1,251 @@
+package calib
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/routesim/routesim/model"
+	"github.com/routesim/routesim/sim"
+)
+
+// search runs Nelder–Mead, restarting with a fresh simplex around the best
+// point while evaluations remain and restarts still improve the loss.
+func (f *fitter) search(x0 []float64, maxEvals int, size float64) ([]float64, float64, error) {
+	x, best := x0, f.loss(x0)
+
+	for f.evals < maxEvals {
+		budget := maxEvals - f.evals
+		res, err := optimize.Minimize(optimize.Problem{Func: f.loss}, x,
+			&optimize.Settings{FuncEvaluations: budget, Converger: &optimize.FunctionConverge{Absolute: 1e-7, Relative: 1e-4, Iterations: 40}},
+			&optimize.NelderMead{SimplexSize: size})
+		if res == nil {
+			return nil, 0, fmt.Errorf("calib: search failed: %w", err)
+		}
+		improved := res.F < best-1e-6
+		if res.F < best {
+			x, best = res.X, res.F
+		}
+		if !improved && size < 0.1 {
+			break
+		}
+		size = math.Max(size/2, 0.05)
+	}
+	return x, best, nil
+}
+
+type fitter struct {
+	arms  []*arm
+	base  *model.Profile
+	coefs []coef
+	reg   float64
+	evals int
+	// sigma and seeds: candidates run with noise σ over seeds 1..seeds and
+	// their statistics are averaged (0 = noise-free, one run).
+	sigma float64
+	seeds int
+}
+
+// encode maps a profile to search space: v = floor·(1+eˣ) where a physical
+// floor exists, v = ref·eˣ otherwise, and host overhead = c0·logistic(x).
+func (f *fitter) encode(p *model.Profile) []float64 {
+	x := make([]float64, len(f.coefs))
+	for i, c := range f.coefs {
+		v := *c.field(p)
+		switch {
+		case c.name == "host_overhead_ns":
+			frac := math.Min(math.Max(v/math.Max(p.StepBaseNs, 1), 0.05), 0.95)
+			x[i] = math.Log(frac / (1 - frac))
+		case c.floor > 0:
+			x[i] = math.Log(math.Max(v/c.floor-1, 0.2))
+		default:
+			ref := c.ref
+			if v > 0 {
+				ref = v
+			}
+			x[i] = math.Log(ref / c.ref)
+		}
+	}
+	return x
+}
+
+func (f *fitter) decode(x []float64) *model.Profile {
+	p := *f.base
+	p.NoiseSigma = 0
+	host := math.NaN()
+	for i, c := range f.coefs {
+		switch {
+		case c.name == "host_overhead_ns":
+			host = 1 / (1 + math.Exp(-x[i]))
+		case c.floor > 0:
+			*c.field(&p) = c.floor * (1 + math.Exp(x[i]))
+		default:
+			*c.field(&p) = c.ref * math.Exp(x[i])
+		}
+	}
+	if !math.IsNaN(host) {
+		p.HostOverheadNs = host * p.StepBaseNs
+	}
+	return &p
+}
+
+// simulate runs every arm with profile p and seed, returning stats per arm.
+func (f *fitter) simulate(p *model.Profile, seed uint64) ([]Stats, []*sim.Result, error) {
+	var out []Stats
+	var results []*sim.Result
+	for _, a := range f.arms {
+		cfg := a.built.Config
+		cfg.Profile = p
+		cfg.Seed = seed
+		spec := a.spec
+		spec.Seed = seed
+		pol, err := spec.NewPolicy()
+		if err != nil {
+			return nil, nil, err
+		}
+		res, err := sim.Run(cfg, a.built.Work, pol)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, simulatedStats(res, a.windowS))
+		results = append(results, res)
+	}
+	return out, results, nil
+}
+
+// loss is Σ over arms and statistics of w·log(sim/measured)², the
+// per-request TTFT and ITL log errors where records exist, and the
+// regularisation toward the starting profile.
+func (f *fitter) loss(x []float64) float64 {
+	f.evals++
+	p := f.decode(x)
+	total := f.lossOf(p)
+	if f.reg > 0 {
+		for _, c := range f.coefs {
+			prior, v := *c.field(f.base), *c.field(p)
+			if prior > 0 && v > 0 {
+				d := math.Log(v / prior)
+				total += f.reg * d * d
+			}
+		}
+	}
+	return total
+}
+
+func statLoss(measured, simulated Stats) float64 {
+	total := 0.0
+	for k, m := range measured {
+		s, ok := simulated[k]
+		if !ok || m <= 0 {
+			continue
+		}
+		if s <= 0 {
+			s = 1e-9
+		}
+		d := math.Log(s / m)
+		total += statWeights[k] * d * d
+	}
+	return total
+}
+
+// recordLoss compares requests one by one, in arrival order; it is skipped
+// when the runs completed different sets of requests.
+func recordLoss(meas []Record, simRecs []sim.Record) float64 {
+	var done []*sim.Record
+	for i := range simRecs {
+		if simRecs[i].Status == sim.StatusOK {
+			done = append(done, &simRecs[i])
+		}
+	}
+	var ok []*Record
+	for i := range meas {
+		if meas[i].Error == "" {
+			ok = append(ok, &meas[i])
+		}
+	}
+	if len(done) != len(ok) || len(ok) == 0 {
+		return 0
+	}
+	total, n := 0.0, 0
+	for i, m := range ok {
+		s := done[i]
+		if m.TTFTMs > 0 {
+			d := math.Log(math.Max(s.TTFT().Ms(), 1e-6) / m.TTFTMs)
+			total += d * d
+			n++
+		}
+		if m.OSL >= 2 && m.ITLMs > 0 && s.ITL() > 0 {
+			d := math.Log(s.ITL() / 1e6 / m.ITLMs)
+			total += d * d
+			n++
+		}
+	}
+	return 4 * total / float64(n)
+}
+
+// uncertainty finds, per coefficient, the smallest relative change that
+// raises the loss by 10 % (at least 0.005): a profile-likelihood width.
+func (f *fitter) uncertainty(x []float64, best float64) []float64 {
+	out := make([]float64, len(f.coefs))
+	target := best + math.Max(0.1*best, 0.005)
+	p0 := f.decode(x)
+	for i, c := range f.coefs {
+		out[i] = math.Inf(1)
+		v0 := *c.field(p0)
+		if v0 == 0 {
+			continue
+		}
+	steps:
+		for _, rel := range []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5} {
+			for _, sign := range []float64{-1, 1} {
+				p := *p0
+				*c.field(&p) = v0 * (1 + sign*rel)
+				if c.floor > 0 && *c.field(&p) <= c.floor {
+					continue
+				}
+				if f.lossOf(&p) > target {
+					out[i] = rel
+					break steps
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lossOf is the data term of the loss for profile p (no regularisation).
+func (f *fitter) lossOf(p *model.Profile) float64 {
+	if f.sigma > 0 {
+		q := *p
+		q.NoiseSigma = f.sigma
+		per := make([][]Stats, len(f.arms))
+		for s := 1; s <= f.seeds; s++ {
+			stats, _, err := f.simulate(&q, uint64(s))
+			if err != nil {
+				return 1e6
+			}
+			for i := range f.arms {
+				per[i] = append(per[i], stats[i])
+			}
+		}
+		total := 0.0
+		for i, a := range f.arms {
+			m, _ := meanStats(per[i])
+			total += statLoss(a.measured, m)
+		}
+		return total
+	}
+	stats, results, err := f.simulate(p, 0)
+	if err != nil {
+		return 1e6
+	}
+	total := 0.0
+	for i, a := range f.arms {
+		total += statLoss(a.measured, stats[i])
+		if a.records != nil {
+			total += recordLoss(a.records, results[i].Records)
+		}
+	}
+	return total
+}
