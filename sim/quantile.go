@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"math"
 	"sort"
 	"strconv"
@@ -107,4 +108,26 @@ func AppendJSONFloat(b []byte, v float64) []byte {
 		return append(b, "null"...)
 	}
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (null → NaN).
+func (d *Dist) UnmarshalJSON(b []byte) error {
+	var m map[string]*float64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	get := func(k string) float64 {
+		if v := m[k]; v != nil {
+			return *v
+		}
+		return math.NaN()
+	}
+	*d = Dist{Avg: get("avg"), Min: get("min"), Max: get("max"), Std: get("std"), Sum: get("sum")}
+	if c := m["count"]; c != nil {
+		d.Count = int(*c)
+	}
+	for i, p := range Percentiles {
+		d.P[i] = get(p.Key)
+	}
+	return nil
 }

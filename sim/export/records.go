@@ -3,6 +3,7 @@ package export
 import (
 	"encoding/csv"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/routesim/routesim/sim"
@@ -57,55 +58,91 @@ func attemptLog(as []sim.Attempt) string {
 	return string(b)
 }
 
-// SummaryRow flattens a summary into ordered column names and values, the
-// one row of summary.csv (and of a sweep's summary table).
-func SummaryRow(s *sim.Summary) (cols, vals []string) {
-	add := func(name, v string) { cols, vals = append(cols, name), append(vals, v) }
-	add("offered", strconv.Itoa(s.Offered))
-	add("completed", strconv.Itoa(s.Completed))
-	add("completeness", fmtFloat(s.Completeness))
+// Field is one typed, unit-carrying column value of a summary row.
+type Field struct {
+	Name  string
+	Unit  string // "" for dimensionless counts and names
+	Int   bool   // an integer column (else float64)
+	Value float64
+	Null  bool // undefined (e.g. a percentile past the completed share)
+}
+
+// SummaryFields flattens a summary into typed columns, in a fixed order:
+// the one row of summary.csv and of a sweep's summary table.
+func SummaryFields(s *sim.Summary) []Field {
+	var out []Field
+	i := func(name string, v int) { out = append(out, Field{Name: name, Int: true, Value: float64(v)}) }
+	f := func(name, unit string, v float64) {
+		out = append(out, Field{Name: name, Unit: unit, Value: v, Null: v != v})
+	}
+	i("offered", s.Offered)
+	i("completed", s.Completed)
+	f("completeness", "fraction", s.Completeness)
 	for _, st := range []sim.Status{sim.StatusRejectedTooLong, sim.StatusRejectedBusy, sim.StatusRejectedBackpressure} {
-		add(st.String(), strconv.Itoa(s.Rejected[st.String()]))
+		i(st.String(), s.Rejected[st.String()])
 	}
 	for _, m := range []struct {
 		name string
 		d    sim.Dist
 	}{{"ttft_ms", s.TTFTMs}, {"ttst_ms", s.TTSTMs}, {"itl_ms", s.ITLMs}, {"e2e_ms", s.E2EMs}} {
-		add(m.name+"_avg", fmtFloat(m.d.Avg))
-		for i, p := range sim.Percentiles {
-			add(m.name+"_"+p.Key, fmtFloat(m.d.P[i]))
+		f(m.name+"_avg", "ms", m.d.Avg)
+		for k, p := range sim.Percentiles {
+			f(m.name+"_"+p.Key, "ms", m.d.P[k])
 		}
-		add(m.name+"_max", fmtFloat(m.d.Max))
+		f(m.name+"_max", "ms", m.d.Max)
 	}
 	for _, key := range []string{"p50", "p90", "p99"} {
-		v := ""
+		v := math.NaN()
 		if p := s.TTFTOfferedMs[key]; p != nil {
-			v = fmtFloat(*p)
+			v = *p
 		}
-		add("ttft_offered_ms_"+key, v)
+		f("ttft_offered_ms_"+key, "ms", v)
 	}
-	add("duration_s", fmtFloat(s.DurationS))
-	add("requests_per_s", fmtFloat(s.RequestsPerS))
-	add("output_tokens_per_s", fmtFloat(s.OutputTokensPerS))
-	add("prefix_cache_hit_rate", fmtFloat(s.PrefixHitRate))
-	add("preemptions", strconv.Itoa(s.Preemptions))
-	add("retries", strconv.Itoa(s.Retries))
-	add("parked", strconv.Itoa(s.Parked))
-	add("router_queue_ms_avg", fmtFloat(s.RouterQueueMs.Avg))
-	add("router_queue_ms_p50", fmtFloat(s.RouterQueueMs.Pct("p50")))
-	add("router_queue_ms_p99", fmtFloat(s.RouterQueueMs.Pct("p99")))
-	lo, hi, mean := 1.0, 0.0, 0.0
-	for _, w := range s.Workers {
-		lo, hi = min(lo, w.BusyFraction), max(hi, w.BusyFraction)
-		mean += w.BusyFraction / float64(len(s.Workers))
+	f("duration_s", "s", s.DurationS)
+	f("requests_per_s", "requests/s", s.RequestsPerS)
+	f("output_tokens_per_s", "tokens/s", s.OutputTokensPerS)
+	f("prefix_cache_hit_rate", "fraction", s.PrefixHitRate)
+	i("preemptions", s.Preemptions)
+	i("retries", s.Retries)
+	i("parked", s.Parked)
+	f("router_queue_ms_avg", "ms", s.RouterQueueMs.Avg)
+	f("router_queue_ms_p50", "ms", s.RouterQueueMs.Pct("p50"))
+	f("router_queue_ms_p99", "ms", s.RouterQueueMs.Pct("p99"))
+	f("gpu_util_mean", "fraction", s.GPU.UtilMean)
+	f("gpu_util_skew", "fraction", s.GPU.UtilSkew)
+	f("gpu_power_mean_w", "W", s.GPU.PowerMeanW)
+	f("gpu_power_max_w", "W", s.GPU.PowerMaxW)
+	lo, hi, mean := math.NaN(), math.NaN(), math.NaN()
+	if len(s.Workers) > 0 {
+		lo, hi, mean = 1, 0, 0
+		for _, w := range s.Workers {
+			lo, hi = min(lo, w.BusyFraction), max(hi, w.BusyFraction)
+			mean += w.BusyFraction / float64(len(s.Workers))
+		}
 	}
-	add("gpu_util_mean", fmtFloat(s.GPU.UtilMean))
-	add("gpu_util_skew", fmtFloat(s.GPU.UtilSkew))
-	add("gpu_power_mean_w", fmtFloat(s.GPU.PowerMeanW))
-	add("gpu_power_max_w", fmtFloat(s.GPU.PowerMaxW))
-	add("busy_mean", fmtFloat(mean))
-	add("busy_min", fmtFloat(lo))
-	add("busy_max", fmtFloat(hi))
+	f("busy_mean", "fraction", mean)
+	f("busy_min", "fraction", lo)
+	f("busy_max", "fraction", hi)
+	return out
+}
+
+// String formats the value for CSV: integers plainly, floats exactly,
+// undefined as "".
+func (f Field) String() string {
+	switch {
+	case f.Null:
+		return ""
+	case f.Int:
+		return strconv.FormatInt(int64(f.Value), 10)
+	}
+	return fmtFloat(f.Value)
+}
+
+// SummaryRow flattens a summary into ordered column names and values.
+func SummaryRow(s *sim.Summary) (cols, vals []string) {
+	for _, f := range SummaryFields(s) {
+		cols, vals = append(cols, f.Name), append(vals, f.String())
+	}
 	return cols, vals
 }
 

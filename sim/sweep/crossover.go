@@ -1,0 +1,237 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// Metric is a per-point quantity that ranks policies.
+type Metric struct {
+	Name         string
+	Label        string // axis label, with unit
+	HigherBetter bool
+	Value        func(*Result) float64 // +Inf where undefined and lower is better
+}
+
+// MetricNames lists the metrics crossover detection understands.
+var MetricNames = []string{"ttft-p50", "ttft-p90", "ttft-offered-p50", "completeness", "goodput"}
+
+// MetricByName returns a metric; sloMs is the TTFT SLO for goodput.
+func MetricByName(name string, sloMs float64) (Metric, error) {
+	switch name {
+	case "ttft-p50":
+		return Metric{name, "TTFT p50 over completed (ms)", false, func(r *Result) float64 { return orInf(r.Summary.TTFTMs.Pct("p50")) }}, nil
+	case "ttft-p90":
+		return Metric{name, "TTFT p90 over completed (ms)", false, func(r *Result) float64 { return orInf(r.Summary.TTFTMs.Pct("p90")) }}, nil
+	case "ttft-offered-p50":
+		return Metric{name, "TTFT p50 over offered, rejections = ∞ (ms)", false, func(r *Result) float64 {
+			if p := r.Summary.TTFTOfferedMs["p50"]; p != nil {
+				return *p
+			}
+			return math.Inf(1)
+		}}, nil
+	case "completeness":
+		return Metric{name, "completeness (completed / offered)", true, func(r *Result) float64 { return r.Summary.Completeness }}, nil
+	case "goodput":
+		if sloMs <= 0 {
+			return Metric{}, fmt.Errorf("--metric goodput needs --slo-ttft > 0")
+		}
+		return Metric{name, fmt.Sprintf("goodput: share of offered with TTFT ≤ %g ms", sloMs), true, func(r *Result) float64 {
+			ok := 0
+			for _, t := range r.TTFTMs {
+				if t >= 0 && t <= sloMs {
+					ok++
+				}
+			}
+			if len(r.TTFTMs) == 0 {
+				return 0
+			}
+			return float64(ok) / float64(len(r.TTFTMs))
+		}}, nil
+	}
+	return Metric{}, fmt.Errorf("unknown metric %q (known: %v)", name, MetricNames)
+}
+
+func orInf(v float64) float64 {
+	if math.IsNaN(v) {
+		return math.Inf(1)
+	}
+	return v
+}
+
+// Crossover is where policy A stops beating policy B (or the reverse) as N
+// grows, for one rate scale.
+type Crossover struct {
+	Metric    string  `json:"metric"`
+	RateScale float64 `json:"rate_scale"`
+	A         string  `json:"a"`
+	B         string  `json:"b"`
+	// BetterFirst is the policy that wins at the smallest N with a ranking.
+	BetterFirst string `json:"better_first"`
+	// FlipN is the smallest N at which the other policy wins (0 = none in range).
+	FlipN int `json:"flip_n"`
+	// CILow, CIHigh: 95 % bootstrap interval of FlipN over seeds, over the
+	// replicates that flip; NoFlipShare is the share that never flip.
+	CILow       int     `json:"ci_low"`
+	CIHigh      int     `json:"ci_high"`
+	NoFlipShare float64 `json:"no_flip_share"`
+	Replicates  int     `json:"replicates"`
+	// Means per N of A and B (same order as Ns).
+	Ns    []int     `json:"n"`
+	MeanA []float64 `json:"mean_a"`
+	MeanB []float64 `json:"mean_b"`
+}
+
+// samples[policy][n index] = per-seed values.
+type samples map[string][][]float64
+
+func collect(results []Result, g Grid, rate float64, m Metric) samples {
+	idx := map[int]int{}
+	for i, n := range g.Ns {
+		idx[n] = i
+	}
+	s := samples{}
+	for _, p := range g.Policies {
+		s[p] = make([][]float64, len(g.Ns))
+	}
+	for i := range results {
+		r := &results[i]
+		if r.Point.RateScale != rate {
+			continue
+		}
+		if ni, ok := idx[r.Point.N]; ok && s[r.Point.Policy] != nil {
+			s[r.Point.Policy][ni] = append(s[r.Point.Policy][ni], m.Value(r))
+		}
+	}
+	return s
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// better reports +1 if a beats b, −1 if b beats a, 0 for a tie or no data.
+func better(a, b float64, higher bool) int {
+	if math.IsNaN(a) || math.IsNaN(b) || a == b {
+		return 0
+	}
+	if (a > b) == higher {
+		return 1
+	}
+	return -1
+}
+
+// flip finds the first sign and the smallest index where it reverses.
+func flip(ma, mb []float64, higher bool) (first int, at int) {
+	at = -1
+	for i := range ma {
+		c := better(ma[i], mb[i], higher)
+		if c == 0 {
+			continue
+		}
+		if first == 0 {
+			first = c
+		} else if c != first {
+			return first, i
+		}
+	}
+	return first, -1
+}
+
+// Crossovers computes, per rate scale and policy pair, the flip point and
+// its bootstrap interval (replicates resample each (N, policy)'s seeds).
+func Crossovers(results []Result, g Grid, m Metric, replicates int, seed uint64) []Crossover {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	var out []Crossover
+	for _, rate := range g.RateScales {
+		s := collect(results, g, rate, m)
+		for i, a := range g.Policies {
+			for _, b := range g.Policies[i+1:] {
+				c := Crossover{Metric: m.Name, RateScale: rate, A: a, B: b, Ns: g.Ns, Replicates: replicates}
+				for ni := range g.Ns {
+					c.MeanA = append(c.MeanA, mean(s[a][ni]))
+					c.MeanB = append(c.MeanB, mean(s[b][ni]))
+				}
+				first, at := flip(c.MeanA, c.MeanB, m.HigherBetter)
+				switch first {
+				case 1:
+					c.BetterFirst = a
+				case -1:
+					c.BetterFirst = b
+				}
+				if at >= 0 {
+					c.FlipN = g.Ns[at]
+				}
+				var flips []int
+				for rep := 0; rep < replicates; rep++ {
+					ra, rb := resample(s[a], rng), resample(s[b], rng)
+					if _, at := flip(ra, rb, m.HigherBetter); at >= 0 {
+						flips = append(flips, g.Ns[at])
+					}
+				}
+				if replicates > 0 {
+					c.NoFlipShare = 1 - float64(len(flips))/float64(replicates)
+				}
+				if len(flips) > 0 {
+					sort.Ints(flips)
+					c.CILow = flips[int(0.025*float64(len(flips)-1)+0.5)]
+					c.CIHigh = flips[int(0.975*float64(len(flips)-1)+0.5)]
+				}
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+func resample(perN [][]float64, rng *rand.Rand) []float64 {
+	out := make([]float64, len(perN))
+	for i, xs := range perN {
+		if len(xs) == 0 {
+			out[i] = math.NaN()
+			continue
+		}
+		s := 0.0
+		for range xs {
+			s += xs[rng.IntN(len(xs))]
+		}
+		out[i] = s / float64(len(xs))
+	}
+	return out
+}
+
+// String renders a crossover as one line of the sweep's table.
+func (c Crossover) String() string {
+	pair := fmt.Sprintf("%s vs %s", c.A, c.B)
+	if c.BetterFirst == "" {
+		return fmt.Sprintf("%-40s no ranking (tied or undefined at every N)", pair)
+	}
+	other := c.A
+	if c.BetterFirst == c.A {
+		other = c.B
+	}
+	if c.FlipN == 0 {
+		return fmt.Sprintf("%-40s %s better at every N in range; no crossover (%.0f%% of bootstrap replicates agree)",
+			pair, c.BetterFirst, 100*c.NoFlipShare)
+	}
+	return fmt.Sprintf("%-40s %s better up to N=%d, %s from N=%d (95%% CI %d–%d; %.0f%% of replicates never flip)",
+		pair, c.BetterFirst, prevN(c.Ns, c.FlipN), other, c.FlipN, c.CILow, c.CIHigh, 100*c.NoFlipShare)
+}
+
+func prevN(ns []int, n int) int {
+	for i, v := range ns {
+		if v == n && i > 0 {
+			return ns[i-1]
+		}
+	}
+	return n
+}

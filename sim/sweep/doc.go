@@ -1,0 +1,18 @@
+// Package sweep runs many independent simulations — a grid of cluster
+// sizes, policies, seeds and rate scales — in parallel, and finds where
+// policies cross over.
+//
+// # Reading guide
+//
+//   - grid.go: --n ranges ("2..16", "2..16:2", "2,4,8"), the grid's fixed
+//     point order, and shards.
+//   - runner.go: the worker pool. Each finished point is written atomically
+//     to DIR/points/KEY.json; a re-run skips points already there, so an
+//     interrupted sweep loses nothing finished, and results are always read
+//     back from those files in grid order, so output is identical for any
+//     number of jobs or shards.
+//   - crossover.go: the smallest N at which one policy stops beating another
+//     on a metric, with a bootstrap confidence interval over seeds.
+//
+// Parallelism lives here, across runs; each run is single-goroutine.
+package sweep

@@ -1,0 +1,116 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ParseRange parses a list of positive integers: "2..16", "2..16:2"
+// (step) or "2,4,8" (and mixtures such as "1,2..8:2").
+func ParseRange(s string) ([]int, error) {
+	var out []int
+	seen := map[int]bool{}
+	if strings.TrimSpace(s) == "" {
+		return nil, errors.New("empty range")
+	}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, step := 0, 0, 1
+		var err error
+		if a, b, ok := strings.Cut(part, ".."); ok {
+			if b, st, ok := strings.Cut(b, ":"); ok {
+				if step, err = strconv.Atoi(st); err != nil || step < 1 {
+					return nil, fmt.Errorf("%q: step %q must be a positive integer", part, st)
+				}
+				part = a + ".." + b
+			}
+			a, b, _ = strings.Cut(part, "..")
+			if lo, err = strconv.Atoi(a); err != nil {
+				return nil, fmt.Errorf("%q: %q is not an integer", part, a)
+			}
+			if hi, err = strconv.Atoi(b); err != nil {
+				return nil, fmt.Errorf("%q: %q is not an integer", part, b)
+			}
+			if hi < lo {
+				return nil, fmt.Errorf("%q: the range runs backwards (%d > %d)", part, lo, hi)
+			}
+		} else {
+			if lo, err = strconv.Atoi(part); err != nil {
+				return nil, fmt.Errorf("%q is not an integer", part)
+			}
+			hi = lo
+		}
+		if lo < 1 {
+			return nil, fmt.Errorf("%q: values must be ≥ 1", part)
+		}
+		for v := lo; v <= hi; v += step {
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	for i := 1; i < len(out); i++ {
+		if out[i] <= out[i-1] {
+			return nil, fmt.Errorf("%q: values must increase", s)
+		}
+	}
+	return out, nil
+}
+
+// Grid is a sweep's parameter space.
+type Grid struct {
+	Ns         []int     `json:"n"`
+	Policies   []string  `json:"policies"`
+	Seeds      int       `json:"seeds"` // seeds base, base+1, …, base+Seeds-1
+	BaseSeed   uint64    `json:"base_seed"`
+	RateScales []float64 `json:"rate_scales"`
+}
+
+// Point is one run of a sweep.
+type Point struct {
+	N         int     `json:"n"`
+	Policy    string  `json:"policy"`
+	Seed      uint64  `json:"seed"`
+	RateScale float64 `json:"rate_scale"`
+}
+
+// Key names a point's file.
+func (p Point) Key() string {
+	return fmt.Sprintf("rate=%s.n=%03d.policy=%s.seed=%d", strconv.FormatFloat(p.RateScale, 'g', -1, 64), p.N, p.Policy, p.Seed)
+}
+
+// Points lists the grid in its fixed order: rate scale, N, policy, seed.
+func (g Grid) Points() []Point {
+	var out []Point
+	for _, r := range g.RateScales {
+		for _, n := range g.Ns {
+			for _, p := range g.Policies {
+				for s := 0; s < g.Seeds; s++ {
+					out = append(out, Point{N: n, Policy: p, Seed: g.BaseSeed + uint64(s), RateScale: r})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Shard selects every k-th point starting at i (0-based): a deterministic
+// 1/k of the grid for one machine.
+type Shard struct{ I, K int }
+
+// ParseShard parses "i/k" with 0 ≤ i < k.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	k, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || k < 1 || i < 0 || i >= k {
+		return Shard{}, fmt.Errorf("--shard %q: want i/k with 0 ≤ i < k", s)
+	}
+	return Shard{i, k}, nil
+}
+
+// Has reports whether point number idx (in grid order) is in the shard.
+func (s Shard) Has(idx int) bool { return s.K <= 1 || idx%s.K == s.I }

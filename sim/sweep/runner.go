@@ -1,0 +1,202 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/sim/scenario"
+)
+
+// Result is one finished point: its summary and, for plots, every
+// request's arrival and TTFT (-1 = not completed).
+type Result struct {
+	Point    Point        `json:"point"`
+	Summary  sim.Summary  `json:"summary"`
+	ArrivalS []float64    `json:"arrival_s"`
+	TTFTMs   []float64    `json:"ttft_ms"`
+	Records  []sim.Record `json:"records,omitempty"` // with PerRequest
+}
+
+// Runner runs a grid on a base scenario.
+type Runner struct {
+	Base       scenario.Spec
+	Grid       Grid
+	Dir        string // points go to Dir/points
+	Jobs       int    // parallel runs (≥ 1)
+	Shard      Shard
+	PerRequest bool // keep every request record in the point files
+	// Progress, if set, is called after each point (from one goroutine at
+	// a time) with the points done and the points this run must do.
+	Progress func(done, total int, p Point)
+}
+
+// PointsDir is where a sweep keeps its finished points.
+func PointsDir(dir string) string { return filepath.Join(dir, "points") }
+
+// Run runs every point of the shard not already in Dir, then returns all
+// of the shard's results in grid order. On cancellation it stops starting
+// points, keeps every finished one, and returns ctx's error.
+func (r *Runner) Run(ctx context.Context) ([]Result, error) {
+	pdir := PointsDir(r.Dir)
+	if err := os.MkdirAll(pdir, 0o755); err != nil {
+		return nil, fmt.Errorf("--out %s: %w", r.Dir, err)
+	}
+	var todo, mine []Point
+	for i, p := range r.Grid.Points() {
+		if !r.Shard.Has(i) {
+			continue
+		}
+		mine = append(mine, p)
+		if _, err := os.Stat(filepath.Join(pdir, p.Key()+".json")); err != nil {
+			todo = append(todo, p)
+		}
+	}
+	builds, err := r.builds()
+	if err != nil {
+		return nil, err
+	}
+	jobs := max(r.Jobs, 1)
+	work := make(chan Point)
+	errs := make(chan error, jobs)
+	var mu sync.Mutex
+	done := len(mine) - len(todo)
+	var wg sync.WaitGroup
+	for j := 0; j < jobs; j++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				if err := r.runPoint(p, builds); err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				done++
+				if r.Progress != nil {
+					r.Progress(done, len(mine), p)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	var runErr error
+feed:
+	for _, p := range todo {
+		select {
+		case work <- p:
+		case <-ctx.Done():
+			runErr = ctx.Err()
+			break feed
+		case runErr = <-errs:
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if runErr == nil {
+		select {
+		case runErr = <-errs:
+		default:
+		}
+	}
+	if runErr != nil {
+		return nil, runErr
+	}
+	return Load(r.Dir, mine)
+}
+
+type buildKey struct {
+	rate   float64
+	policy string
+}
+
+// builds prepares the workload and config once per (rate scale, policy).
+func (r *Runner) builds() (map[buildKey]*scenario.Built, error) {
+	out := map[buildKey]*scenario.Built{}
+	for _, rate := range r.Grid.RateScales {
+		for _, pol := range r.Grid.Policies {
+			s := r.Base
+			s.RateScale, s.Policy = rate, pol
+			b, err := s.Build(nil)
+			if err != nil {
+				return nil, err
+			}
+			out[buildKey{rate, pol}] = b
+		}
+	}
+	return out, nil
+}
+
+func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
+	b := builds[buildKey{p.RateScale, p.Policy}]
+	cfg := b.Config
+	cfg.Workers, cfg.Seed = p.N, p.Seed
+	s := r.Base
+	s.Policy, s.Seed = p.Policy, p.Seed
+	pol, err := s.NewPolicy()
+	if err != nil {
+		return err
+	}
+	res, err := sim.Run(cfg, b.Work, pol)
+	if err != nil {
+		return fmt.Errorf("point %s: %w", p.Key(), err)
+	}
+	out := Result{Point: p, Summary: sim.Summarize(res, b.Profile)}
+	for i := range res.Records {
+		rec := &res.Records[i]
+		out.ArrivalS = append(out.ArrivalS, rec.Arrival.Seconds())
+		t := -1.0
+		if rec.Status == sim.StatusOK {
+			t = rec.TTFT().Ms()
+		}
+		out.TTFTMs = append(out.TTFTMs, t)
+	}
+	if r.PerRequest {
+		out.Records = res.Records
+	}
+	return writeAtomic(filepath.Join(PointsDir(r.Dir), p.Key()+".json"), out)
+}
+
+func writeAtomic(path string, v any) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	if err := enc.Encode(v); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// Load reads the given points' results from dir, in the given order.
+func Load(dir string, points []Point) ([]Result, error) {
+	out := make([]Result, 0, len(points))
+	for _, p := range points {
+		b, err := os.ReadFile(filepath.Join(PointsDir(dir), p.Key()+".json"))
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("point %s is missing from %s (run its shard, or merge)", p.Key(), dir)
+			}
+			return nil, err
+		}
+		var r Result
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Key(), err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
