@@ -33,6 +33,9 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"run":       {"simulate one trace on one cluster and print its summary", runCmd},
+		"sweep":     {"run N × policy × seed grids in parallel, find crossovers, write tables and plots", sweepCmd},
+		"merge":     {"join the outputs of sharded sweeps", mergeCmd},
+		"plot":      {"redraw a sweep's plots from its outputs", plotCmd},
 		"calibrate": {"fit a step-time profile to measured runs (AIPerf exports, NVML samples)", calibrateCmd},
 		"policies":  {"list the routing policies, their parameters and defaults", policiesCmd},
 		"profiles":  {"list the step-time profiles (GPU, model, TP, source, fit error)", profilesCmd},

@@ -220,7 +220,7 @@ func (c Crossover) String() string {
 		other = c.B
 	}
 	if c.FlipN == 0 {
-		return fmt.Sprintf("%-40s %s better at every N in range; no crossover (%.0f%% of bootstrap replicates agree)",
+		return fmt.Sprintf("%-40s %s better at every N in range: no crossover (%.0f%% of bootstrap replicates never flip)",
 			pair, c.BetterFirst, 100*c.NoFlipShare)
 	}
 	return fmt.Sprintf("%-40s %s better up to N=%d, %s from N=%d (95%% CI %d–%d; %.0f%% of replicates never flip)",

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/routesim/routesim/policy"
+	"github.com/routesim/routesim/sim/plots"
+	"github.com/routesim/routesim/sim/scenario"
+	"github.com/routesim/routesim/sim/sweep"
+)
+
+// sweepDefaults is the study's question: the arXiv-trace window matched to
+// the 8×A100 runs (input ≤ 16,384, 1,000 requests at their rate), the
+// calibrated A100 + Qwen3-8B profile, max-model-len 16,384.
+func sweepDefaults() scenario.Spec {
+	s := scenario.Defaults()
+	s.Trace, s.MaxISL, s.Skip, s.First, s.RateScale, s.MaxModelLen = "arxiv-window", 16384, 60, 1000, 0.7365, 16384
+	return s
+}
+
+func sweepCmd(args []string, stdout, stderr io.Writer) error {
+	return sweepWithContext(context.Background(), args, stdout, stderr)
+}
+
+func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("routesim sweep", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	base := sweepDefaults()
+	tmp := pflag.NewFlagSet("", pflag.ContinueOnError)
+	registerSim(tmp, &base)
+	tmp.VisitAll(func(f *pflag.Flag) {
+		if f.Name != "n" && f.Name != "policy" && f.Name != "rate-scale" && f.Name != "seed" {
+			fs.AddFlag(f)
+		}
+	})
+	nFlag := fs.String("n", "2..16", "cluster sizes: 2..16, 2..16:2 or 2,4,8")
+	pols := fs.StringSlice("policy", []string{"round-robin", "kv-admission", "kv-backpressure"}, "policies to compare ("+joinNames(policy.Names())+")")
+	seeds := fs.Int("seeds", 5, "seeds per point (they vary service noise and router tie-breaks)")
+	baseSeed := fs.Uint64("seed", 0, "first seed")
+	rates := fs.Float64Slice("rate-scale", []float64{base.RateScale}, "arrival-rate multipliers (a list sweeps them too)")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "points run in parallel")
+	out := fs.String("out", "routesim-out", "output directory (re-running resumes: finished points are kept)")
+	metric := fs.String("metric", "ttft-p50", "crossover metric: "+strings.Join(sweep.MetricNames, ", "))
+	slo := fs.Float64("slo-ttft", 0, "TTFT SLO in ms for --metric goodput")
+	boot := fs.Int("bootstrap", 1000, "bootstrap replicates for the crossover confidence interval")
+	perReq := fs.Bool("per-request", false, "also write requests.parquet (every request of every point)")
+	shardFlag := fs.String("shard", "0/1", "run only shard i of k (0-based), e.g. 2/3; join shards with routesim merge")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: routesim sweep [flags]\n\nRun a grid of N × policy × seed (× rate scale) in parallel, detect crossovers, write tables and plots.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("sweep: unexpected arguments %q", fs.Args())}
+	}
+	var errs []error
+	ns, err := sweep.ParseRange(*nFlag)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--n: %w", err))
+	}
+	for _, p := range *pols {
+		if _, err := policy.Lookup(p); err != nil {
+			errs = append(errs, fmt.Errorf("--policy: %w", err))
+		}
+	}
+	if *seeds < 1 {
+		errs = append(errs, fmt.Errorf("--seeds %d must be ≥ 1", *seeds))
+	}
+	if *jobs < 1 {
+		errs = append(errs, fmt.Errorf("--jobs %d must be ≥ 1", *jobs))
+	}
+	if *boot < 0 {
+		errs = append(errs, fmt.Errorf("--bootstrap %d must be ≥ 0", *boot))
+	}
+	for _, r := range *rates {
+		if !(r > 0) {
+			errs = append(errs, fmt.Errorf("--rate-scale %g must be > 0", r))
+		}
+	}
+	if _, err := sweep.MetricByName(*metric, *slo); err != nil {
+		errs = append(errs, fmt.Errorf("--metric: %w", err))
+	}
+	shard, err := sweep.ParseShard(*shardFlag)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	base.Policy = (*pols)[0]
+	if err := base.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return usageError{errors.Join(errs...)}
+	}
+	prof, err := base.LoadProfile()
+	if err != nil {
+		return usageError{err}
+	}
+	grid := sweep.Grid{Ns: ns, Policies: *pols, Seeds: *seeds, BaseSeed: *baseSeed, RateScales: *rates}
+	m := &sweepManifest{Tool: "routesim", Version: Version, Command: "sweep", Base: base, Grid: grid, Metric: *metric,
+		SLOTTFTMs: *slo, Bootstrap: *boot, PerRequest: *perReq, Profile: prof.Name,
+		Meta: plots.Meta{Trace: base.Trace, GPU: prof.GPU, Model: prof.Model, ProfileKind: prof.Kind}}
+	if prev, err := readManifest(*out); err == nil && !sameSweep(prev, m) {
+		return usageError{fmt.Errorf("--out %s holds a different sweep (its manifest.json differs); use another directory", *out)}
+	}
+	if err := checkWritable(*out); err != nil {
+		return err
+	}
+	r := &sweep.Runner{Base: base, Grid: grid, Dir: *out, Jobs: *jobs, Shard: shard, PerRequest: *perReq,
+		Progress: progress(stderr, *quiet)}
+	results, err := r.Run(ctx)
+	if err != nil {
+		return err
+	}
+	if shard.K > 1 {
+		if err := writeShardManifest(*out, m, shard); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "shard %d/%d: %d points in %s/points; join the shards with routesim merge OUT DIR...\n", shard.I, shard.K, len(results), *out)
+		return nil
+	}
+	cross, comp, err := writeSweepOutputs(*out, m, results)
+	if err != nil {
+		return err
+	}
+	return printCrossovers(stdout, m, cross, comp, *out)
+}
+
+// sameSweep compares what determines results.
+func sameSweep(a, b *sweepManifest) bool {
+	ja, _ := jsonString(a)
+	jb, _ := jsonString(b)
+	return ja == jb
+}
+
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".writable*")
+	if err != nil {
+		return fmt.Errorf("--out %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// progress reports points done: a bar with ETA on a terminal, log lines
+// otherwise, nothing with --quiet.
+func progress(w io.Writer, quiet bool) func(done, total int, p sweep.Point) {
+	if quiet {
+		return nil
+	}
+	start := time.Now()
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	return func(done, total int, p sweep.Point) {
+		el := time.Since(start)
+		eta := time.Duration(float64(el) / float64(done) * float64(total-done)).Round(time.Second)
+		if tty {
+			bar := strings.Repeat("█", 30*done/total) + strings.Repeat("·", 30-30*done/total)
+			fmt.Fprintf(w, "\r%s %d/%d points, ETA %s ", bar, done, total, eta)
+			if done == total {
+				fmt.Fprintln(w)
+			}
+			return
+		}
+		fmt.Fprintf(w, "point %d/%d done: %s (ETA %s)\n", done, total, p.Key(), eta)
+	}
+}
+
+func printCrossovers(w io.Writer, m *sweepManifest, cross, comp []sweep.Crossover, dir string) error {
+	fmt.Fprintf(w, "routesim sweep: %s on %s, N %v, %d seeds, policies %s\n", m.Meta.Model, m.Meta.GPU, m.Grid.Ns, m.Grid.Seeds, strings.Join(m.Grid.Policies, ", "))
+	table := func(title string, cs []sweep.Crossover) {
+		fmt.Fprintf(w, "\ncrossover on %s:\n", title)
+		for _, c := range cs {
+			prefix := ""
+			if len(m.Grid.RateScales) > 1 {
+				prefix = fmt.Sprintf("[rate ×%g] ", c.RateScale)
+			}
+			fmt.Fprintf(w, "  %s%s\n", prefix, c)
+		}
+	}
+	table(m.Metric, cross)
+	if len(comp) > 0 {
+		table("completeness", comp)
+	}
+	_, err := fmt.Fprintf(w, "\nwrote %s/{summary.csv,summary.parquet,crossover.json,manifest.json,plots/}\n", dir)
+	return err
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// smallSweep is a quick grid: 2 sizes × 2 policies × 2 seeds on 200 requests.
+var smallSweep = []string{"sweep", "--n", "2,4", "--policy", "round-robin,kv-admission", "--seeds", "2", "--first", "200",
+	"--bootstrap", "50", "--quiet"}
+
+func sweepTo(t *testing.T, dir string, extra ...string) string {
+	t.Helper()
+	out, _, err := runCLI(append(append(append([]string{}, smallSweep...), "--out", dir), extra...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func read(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestSweepSameBytesForAnyJobsAndShards(t *testing.T) {
+	root := t.TempDir()
+	one, two := filepath.Join(root, "j1"), filepath.Join(root, "j2")
+	stdout := sweepTo(t, one, "--jobs", "1")
+	sweepTo(t, two, "--jobs", "2")
+	if !strings.Contains(stdout, "crossover on ttft-p50") {
+		t.Errorf("no crossover table:\n%s", stdout)
+	}
+	files := []string{"summary.csv", "summary.parquet", "crossover.json", "manifest.json"}
+	for _, f := range files {
+		if !bytes.Equal(read(t, filepath.Join(one, f)), read(t, filepath.Join(two, f))) {
+			t.Errorf("%s differs between --jobs 1 and --jobs 2", f)
+		}
+	}
+	var shards []string
+	for i := 0; i < 3; i++ {
+		d := filepath.Join(root, "shard", string(rune('a'+i)))
+		sweepTo(t, d, "--shard", string(rune('0'+i))+"/3")
+		shards = append(shards, d)
+	}
+	merged := filepath.Join(root, "merged")
+	if _, _, err := runCLI(append([]string{"merge", merged}, shards...)...); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !bytes.Equal(read(t, filepath.Join(one, f)), read(t, filepath.Join(merged, f))) {
+			t.Errorf("%s differs between the unsharded sweep and 3 merged shards", f)
+		}
+	}
+	if !bytes.Equal(read(t, filepath.Join(one, "plots", "latency-vs-completeness.png")), read(t, filepath.Join(merged, "plots", "latency-vs-completeness.png"))) {
+		t.Error("plots differ after merging")
+	}
+}
+
+func TestSweepResumesAfterCancel(t *testing.T) {
+	root := t.TempDir()
+	full := filepath.Join(root, "full")
+	sweepTo(t, full)
+	cut := filepath.Join(root, "cut")
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	args := append(append([]string{}, smallSweep[1:]...), "--out", cut, "--jobs", "1")
+	args = args[:len(args)]
+	// Cancel after the first finished point.
+	err := sweepWithContext(ctx, removeFlag(args, "--quiet"), io.Discard, &cancelAfter{n: 1, cancel: cancel, calls: &calls})
+	if err == nil {
+		t.Fatal("a cancelled sweep reported success")
+	}
+	pts, _ := os.ReadDir(filepath.Join(cut, "points"))
+	if len(pts) == 0 || len(pts) >= 8 {
+		t.Fatalf("%d points finished before the cancel took effect; want some but not all", len(pts))
+	}
+	if _, err := os.Stat(filepath.Join(cut, "summary.csv")); !os.IsNotExist(err) {
+		t.Error("an interrupted sweep wrote summary.csv")
+	}
+	sweepTo(t, cut) // resume
+	for _, f := range []string{"summary.csv", "summary.parquet", "crossover.json"} {
+		if !bytes.Equal(read(t, filepath.Join(full, f)), read(t, filepath.Join(cut, f))) {
+			t.Errorf("%s differs between an uninterrupted and a resumed sweep", f)
+		}
+	}
+}
+
+// cancelAfter is a progress sink (stderr) that cancels after n lines.
+type cancelAfter struct {
+	n      int
+	cancel func()
+	calls  *int
+}
+
+func (c *cancelAfter) Write(b []byte) (int, error) {
+	*c.calls += bytes.Count(b, []byte("\n"))
+	if *c.calls >= c.n {
+		c.cancel()
+	}
+	return len(b), nil
+}
+
+func removeFlag(args []string, flag string) []string {
+	var out []string
+	for _, a := range args {
+		if a != flag {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func TestSweepParquetReadsBack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	sweepTo(t, dir, "--per-request")
+	for name, rows := range map[string]int64{"summary.parquet": 8, "requests.parquet": 8 * 200} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rdr, err := file.NewParquetReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr, _ := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+		tbl, err := fr.ReadTable(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tbl.NumRows() != rows {
+			t.Errorf("%s: %d rows, want %d", name, tbl.NumRows(), rows)
+		}
+		sch := tbl.Schema()
+		if idx := sch.FieldIndices("ttft_ms"); name == "requests.parquet" && len(idx) == 1 {
+			if u, _ := sch.Field(idx[0]).Metadata.GetValue("unit"); u != "ms" {
+				t.Errorf("%s ttft_ms unit %q", name, u)
+			}
+		}
+		if idx := sch.FieldIndices("ttft_ms_p50"); name == "summary.parquet" {
+			if len(idx) != 1 || sch.Field(idx[0]).Type.Name() != "float64" {
+				t.Errorf("summary.parquet ttft_ms_p50: %v", idx)
+			} else if u, _ := sch.Field(idx[0]).Metadata.GetValue("unit"); u != "ms" {
+				t.Errorf("summary.parquet ttft_ms_p50 unit %q", u)
+			}
+		}
+		tbl.Release()
+		f.Close()
+	}
+}
+
+func TestSweepBadInput(t *testing.T) {
+	ro := filepath.Join(t.TempDir(), "ro")
+	os.MkdirAll(ro, 0o555)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--n", "16..2"}, "runs backwards"},
+		{[]string{"--n", "0..4"}, "values must be ≥ 1"},
+		{[]string{"--policy", "round-robin,fastest"}, "unknown policy \"fastest\""},
+		{[]string{"--metric", "vibes"}, "unknown metric"},
+		{[]string{"--metric", "goodput"}, "--slo-ttft"},
+		{[]string{"--shard", "3/3"}, "--shard"},
+		{[]string{"--seeds", "0"}, "--seeds 0"},
+	} {
+		_, _, err := runCLI(append([]string{"sweep", "--out", filepath.Join(t.TempDir(), "x")}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || exitCode(err) != 2 {
+			t.Errorf("%v: %v, want %q with exit 2", tc.args, err, tc.want)
+		}
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		if _, _, err := runCLI("sweep", "--n", "2", "--out", filepath.Join(ro, "sub")); err == nil || exitCode(err) == 0 {
+			t.Errorf("unwritable --out: %v", err)
+		}
+	}
+	if _, _, err := runCLI("sweep", "--n", "2", "--out", "/proc/routesim-cannot-write"); err == nil || exitCode(err) == 0 {
+		t.Errorf("unwritable --out: %v", err)
+	}
+}

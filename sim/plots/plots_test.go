@@ -1,0 +1,85 @@
+package plots
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gonum.org/v1/plot/cmpimg"
+
+	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/sim/sweep"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden plots in testdata/golden/plots")
+
+// fixture is a small synthetic sweep: round-robin keeps everything and
+// slows at small N; kv-admission sheds load there and stays fast.
+func fixture() ([]sweep.Result, sweep.Grid) {
+	g := sweep.Grid{Ns: []int{2, 4, 8}, Policies: []string{"round-robin", "kv-admission"}, Seeds: 2, RateScales: []float64{1}}
+	var rs []sweep.Result
+	for _, p := range g.Points() {
+		scale := 8.0 / float64(p.N)
+		comp := 1.0
+		if p.Policy == "kv-admission" {
+			comp = 1 - 0.3*scale/4
+			scale = 0.5 + 0.1*scale
+		}
+		var arr, ttft []float64
+		for i := 0; i < 100; i++ {
+			arr = append(arr, float64(i))
+			t := (100 + float64(i)*scale*3) * (1 + 0.05*float64(p.Seed))
+			if float64(i)/100 >= comp {
+				t = -1
+			}
+			ttft = append(ttft, t)
+		}
+		var done []float64
+		for _, t := range ttft {
+			if t > 0 {
+				done = append(done, t)
+			}
+		}
+		s := sim.Summary{Completeness: comp, TTFTMs: sim.NewDist(done)}
+		for w := 0; w < p.N; w++ {
+			s.GPU.GPUs = append(s.GPU.GPUs, sim.GPUSummary{UtilMean: 0.4 + 0.05*float64(w%3)})
+		}
+		s.GPU.UtilMean = 0.45
+		rs = append(rs, sweep.Result{Point: p, Summary: s, ArrivalS: arr, TTFTMs: ttft})
+	}
+	return rs, g
+}
+
+func TestGoldenPlots(t *testing.T) {
+	rs, g := fixture()
+	m, _ := sweep.MetricByName("ttft-p50", 0)
+	figs, err := All(rs, g, m, Meta{Trace: "fixture", GPU: "GPU", Model: "Model", ProfileKind: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(figs) != 7 {
+		t.Fatalf("%d figures, want 3 + 2 per policy", len(figs))
+	}
+	for _, f := range figs {
+		var buf bytes.Buffer
+		if err := Render(&buf, f.Plot, "png"); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("..", "..", "testdata", "golden", "plots", f.Name+"_golden.png")
+		if *update {
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test ./sim/plots -update)", err)
+		}
+		if ok, err := cmpimg.Equal("png", buf.Bytes(), want); err != nil || !ok {
+			t.Errorf("%s differs from its golden image (%v); if intended, run go test ./sim/plots -update and look at the new one", f.Name, err)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package sweep
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/routesim/routesim/sim"
+)
+
+func TestParseRange(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []int
+	}{
+		{"2..16", []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}},
+		{"2..16:2", []int{2, 4, 6, 8, 10, 12, 14, 16}},
+		{"2,4,8", []int{2, 4, 8}},
+		{"1,2..8:3", []int{1, 2, 5, 8}},
+		{"4", []int{4}},
+	} {
+		got, err := ParseRange(tc.in)
+		if err != nil || len(got) != len(tc.want) {
+			t.Errorf("%q: %v, %v", tc.in, got, err)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%q: %v, want %v", tc.in, got, tc.want)
+				break
+			}
+		}
+	}
+	for _, bad := range []string{"16..2", "0..4", "", "a..b", "2..8:0", "4,2", "-1", "2..x"} {
+		if _, err := ParseRange(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestGridOrderAndShards(t *testing.T) {
+	g := Grid{Ns: []int{2, 4}, Policies: []string{"a", "b"}, Seeds: 2, BaseSeed: 7, RateScales: []float64{1}}
+	pts := g.Points()
+	if len(pts) != 8 || pts[0] != (Point{2, "a", 7, 1}) || pts[1] != (Point{2, "a", 8, 1}) || pts[7] != (Point{4, "b", 8, 1}) {
+		t.Fatalf("points %v", pts)
+	}
+	seen := map[int]int{}
+	for k := 0; k < 3; k++ {
+		s := Shard{k, 3}
+		for i := range pts {
+			if s.Has(i) {
+				seen[i]++
+			}
+		}
+	}
+	for i := range pts {
+		if seen[i] != 1 {
+			t.Errorf("point %d is in %d shards", i, seen[i])
+		}
+	}
+	for _, bad := range []string{"3/3", "-1/2", "1", "a/b", "0/0"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("shard %q accepted", bad)
+		}
+	}
+}
+
+// synthetic builds results where metric values per (policy, N) are the
+// given per-seed series.
+func synthetic(ns []int, series map[string][][]float64) ([]Result, Grid) {
+	g := Grid{Ns: ns, Seeds: len(series["a"][0]), RateScales: []float64{1}, Policies: []string{"a", "b"}}
+	var rs []Result
+	for _, pol := range g.Policies {
+		for ni, n := range ns {
+			for s, v := range series[pol][ni] {
+				d := sim.NewDist([]float64{v})
+				rs = append(rs, Result{Point: Point{n, pol, uint64(s), 1}, Summary: sim.Summary{TTFTMs: d, Completeness: 1}})
+			}
+		}
+	}
+	return rs, g
+}
+
+func TestCrossoverSynthetic(t *testing.T) {
+	m, _ := MetricByName("ttft-p50", 0)
+	ns := []int{2, 4, 8, 16}
+	clear, g := synthetic(ns, map[string][][]float64{
+		"a": {{100, 101, 99}, {200, 201, 199}, {300, 301, 299}, {400, 401, 399}},
+		"b": {{500, 501, 499}, {300, 301, 299}, {150, 151, 149}, {100, 101, 99}},
+	})
+	c := Crossovers(clear, g, m, 500, 1)[0]
+	if c.BetterFirst != "a" || c.FlipN != 8 || c.CILow != 8 || c.CIHigh != 8 || c.NoFlipShare != 0 {
+		t.Errorf("clear flip: %+v", c)
+	}
+	if !strings.Contains(c.String(), "a better up to N=4, b from N=8") {
+		t.Errorf("table line %q", c.String())
+	}
+	none, g := synthetic(ns, map[string][][]float64{
+		"a": {{1, 1}, {2, 2}, {3, 3}, {4, 4}},
+		"b": {{5, 5}, {6, 6}, {7, 7}, {8, 8}},
+	})
+	c = Crossovers(none, g, m, 200, 1)[0]
+	if c.FlipN != 0 || c.NoFlipShare != 1 || !strings.Contains(c.String(), "no crossover") {
+		t.Errorf("no flip: %+v %s", c, c)
+	}
+	// Noisy: the means flip at N=8, but seeds overlap around it, so the
+	// interval must be wider than one point and some replicates not flip.
+	noisy, g := synthetic(ns, map[string][][]float64{
+		"a": {{100, 110, 90, 105}, {200, 260, 140, 210}, {300, 420, 180, 310}, {400, 420, 380, 410}},
+		"b": {{300, 310, 290, 305}, {250, 320, 180, 260}, {280, 400, 160, 290}, {100, 110, 90, 105}},
+	})
+	c = Crossovers(noisy, g, m, 2000, 3)[0]
+	if c.FlipN != 8 {
+		t.Errorf("noisy: flip at %d, want 8 (means %v / %v)", c.FlipN, c.MeanA, c.MeanB)
+	}
+	if c.CILow > 4 || c.CIHigh < 8 || c.CILow == c.CIHigh {
+		t.Errorf("noisy: CI %d–%d should span the uncertain region", c.CILow, c.CIHigh)
+	}
+	hb, _ := MetricByName("completeness", 0)
+	if !hb.HigherBetter {
+		t.Error("completeness must rank higher as better")
+	}
+	if _, err := MetricByName("goodput", 0); err == nil {
+		t.Error("goodput without an SLO accepted")
+	}
+}
