@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -166,7 +167,30 @@ func newPlot(title, x, y string, meta Meta) *plot.Plot {
 
 func logY(p *plot.Plot) {
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = ticks125{}
+}
+
+// ticks125 labels 1, 2 and 5 × 10^k on a log axis.
+type ticks125 struct{}
+
+// Ticks implements plot.Ticker.
+func (ticks125) Ticks(lo, hi float64) []plot.Tick {
+	if lo <= 0 {
+		lo = 1e-9
+	}
+	var out []plot.Tick
+	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+		for _, m := range []float64{1, 2, 5} {
+			v := m * math.Pow(10, e)
+			if v >= lo && v <= hi {
+				out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+			}
+		}
+	}
+	if len(out) < 2 {
+		return plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	}
+	return out
 }
 
 func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
@@ -177,6 +201,10 @@ func LatencyVsCompleteness(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Pl
 	p := newPlot("Latency vs completeness: TTFT over what was served, against how much was served",
 		"completeness (completed / offered)", "TTFT p50 over completed (ms, log)", meta)
 	logY(p)
+	labelled := map[int]bool{}
+	for _, n := range pickNs(g.Ns, 5) {
+		labelled[n] = true
+	}
 	comp := byPolicyN(rs, func(r *sweep.Result) float64 { return r.Summary.Completeness })
 	ttft := byPolicyN(rs, func(r *sweep.Result) float64 { return r.Summary.TTFTMs.Pct("p50") })
 	for i, pol := range g.Policies {
@@ -188,7 +216,11 @@ func LatencyVsCompleteness(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Pl
 				continue
 			}
 			xys = append(xys, plotter.XY{X: c, Y: t})
-			labels = append(labels, fmt.Sprintf("%d", n))
+			label := ""
+			if labelled[n] {
+				label = fmt.Sprintf("%d", n)
+			}
+			labels = append(labels, label)
 		}
 		if len(xys) == 0 {
 			continue
@@ -211,6 +243,9 @@ func LatencyVsCompleteness(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Pl
 		}
 		p.Add(line, points, lab)
 		p.Legend.Add(pol+" (labels: N)", line, points)
+	}
+	if len(g.Ns) > 5 {
+		p.Title.Text += fmt.Sprintf("\nN from %d to %d along each curve; some points labelled", g.Ns[0], g.Ns[len(g.Ns)-1])
 	}
 	p.X.Min, p.X.Max = math.Min(p.X.Min-0.01, 0.95), 1.01
 	return p, nil

@@ -148,7 +148,8 @@ func flip(ma, mb []float64, higher bool) (first int, at int) {
 }
 
 // Crossovers computes, per rate scale and policy pair, the flip point and
-// its bootstrap interval (replicates resample each (N, policy)'s seeds).
+// its bootstrap interval (replicates resample each N's seeds, paired
+// across the two policies).
 func Crossovers(results []Result, g Grid, m Metric, replicates int, seed uint64) []Crossover {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	var out []Crossover
@@ -173,7 +174,7 @@ func Crossovers(results []Result, g Grid, m Metric, replicates int, seed uint64)
 				}
 				var flips []int
 				for rep := 0; rep < replicates; rep++ {
-					ra, rb := resample(s[a], rng), resample(s[b], rng)
+					ra, rb := resamplePaired(s[a], s[b], rng)
 					if _, at := flip(ra, rb, m.HigherBetter); at >= 0 {
 						flips = append(flips, g.Ns[at])
 					}
@@ -193,20 +194,26 @@ func Crossovers(results []Result, g Grid, m Metric, replicates int, seed uint64)
 	return out
 }
 
-func resample(perN [][]float64, rng *rand.Rand) []float64 {
-	out := make([]float64, len(perN))
-	for i, xs := range perN {
-		if len(xs) == 0 {
-			out[i] = math.NaN()
+// resamplePaired draws, per N, one bootstrap sample of seed indices and
+// applies it to both policies: a seed is the same workload and noise for
+// every policy (common random numbers), so the comparison is paired.
+func resamplePaired(a, b [][]float64, rng *rand.Rand) (ra, rb []float64) {
+	ra, rb = make([]float64, len(a)), make([]float64, len(b))
+	for i := range a {
+		k := min(len(a[i]), len(b[i]))
+		if k == 0 {
+			ra[i], rb[i] = math.NaN(), math.NaN()
 			continue
 		}
-		s := 0.0
-		for range xs {
-			s += xs[rng.IntN(len(xs))]
+		sa, sb := 0.0, 0.0
+		for range k {
+			j := rng.IntN(k)
+			sa += a[i][j]
+			sb += b[i][j]
 		}
-		out[i] = s / float64(len(xs))
+		ra[i], rb[i] = sa/float64(k), sb/float64(k)
 	}
-	return out
+	return ra, rb
 }
 
 // String renders a crossover as one line of the sweep's table.

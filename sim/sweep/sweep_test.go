@@ -102,11 +102,20 @@ func TestCrossoverSynthetic(t *testing.T) {
 	if c.FlipN != 0 || c.NoFlipShare != 1 || !strings.Contains(c.String(), "no crossover") {
 		t.Errorf("no flip: %+v %s", c, c)
 	}
-	// Noisy: the means flip at N=8, but seeds overlap around it, so the
-	// interval must be wider than one point and some replicates not flip.
+	// Paired seeds: two policies that behave identically never "flip".
+	same, g2 := synthetic(ns, map[string][][]float64{
+		"a": {{1, 9}, {2, 8}, {3, 7}, {4, 6}},
+		"b": {{1, 9}, {2, 8}, {3, 7}, {4, 6}},
+	})
+	if c := Crossovers(same, g2, m, 200, 1)[0]; c.FlipN != 0 || c.NoFlipShare != 1 || c.BetterFirst != "" {
+		t.Errorf("identical policies: %+v", c)
+	}
+	// Noisy: the means flip at N=8, but the per-seed differences change
+	// sign around it (seeds are paired across policies), so the interval
+	// must be wider than one point.
 	noisy, g := synthetic(ns, map[string][][]float64{
-		"a": {{100, 110, 90, 105}, {200, 260, 140, 210}, {300, 420, 180, 310}, {400, 420, 380, 410}},
-		"b": {{300, 310, 290, 305}, {250, 320, 180, 260}, {280, 400, 160, 290}, {100, 110, 90, 105}},
+		"a": {{100, 100, 100, 100}, {200, 200, 200, 200}, {300, 300, 300, 300}, {400, 400, 400, 400}},
+		"b": {{300, 300, 300, 300}, {150, 350, 120, 300}, {250, 380, 200, 330}, {100, 100, 100, 100}},
 	})
 	c = Crossovers(noisy, g, m, 2000, 3)[0]
 	if c.FlipN != 8 {
