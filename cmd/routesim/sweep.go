@@ -55,6 +55,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	perReq := fs.Bool("per-request", false, "also write requests.parquet (every request of every point)")
 	shardFlag := fs.String("shard", "0/1", "run only shard i of k (0-based), e.g. 2/3; join shards with routesim merge")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	slices := fs.Bool("slices", false, "seed k also replays its own --first window of the trace, spread evenly over it (--skip is ignored)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim sweep [flags]\n\nRun a grid of N × policy × seed (× rate scale) in parallel, detect crossovers, write tables and plots.\n\nFlags:\n%s", fs.FlagUsages())
 	}
@@ -109,7 +110,12 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return usageError{err}
 	}
-	grid := sweep.Grid{Ns: ns, Policies: *pols, Seeds: *seeds, BaseSeed: *baseSeed, RateScales: *rates}
+	grid := sweep.Grid{Ns: ns, Policies: *pols, Seeds: *seeds, BaseSeed: *baseSeed, RateScales: *rates, Slices: *slices}
+	if *slices {
+		if _, err := sweep.SliceSkips(base, *seeds); err != nil {
+			return usageError{err}
+		}
+	}
 	m := &sweepManifest{Tool: "routesim", Version: Version, Command: "sweep", Base: base, Grid: grid, Metric: *metric,
 		SLOTTFTMs: *slo, Bootstrap: *boot, PerRequest: *perReq, Profile: prof.Name,
 		Meta: plots.Meta{Trace: base.Trace, GPU: prof.GPU, Model: prof.Model, ProfileKind: prof.Kind}}

@@ -67,6 +67,10 @@ type Grid struct {
 	Seeds      int       `json:"seeds"` // seeds base, base+1, …, base+Seeds-1
 	BaseSeed   uint64    `json:"base_seed"`
 	RateScales []float64 `json:"rate_scales"`
+	// Slices makes seed k also replay its own window of the trace: the
+	// --first-request windows of the seeds are spread evenly over the
+	// requests left after --max-isl (--skip is then ignored).
+	Slices bool `json:"slices,omitempty"`
 }
 
 // Point is one run of a sweep.

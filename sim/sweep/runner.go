@@ -11,6 +11,7 @@ import (
 
 	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/sim/scenario"
+	"github.com/routesim/routesim/sim/workload"
 )
 
 // Result is one finished point: its summary and, for plots, every
@@ -114,27 +115,71 @@ feed:
 type buildKey struct {
 	rate   float64
 	policy string
+	slice  int
 }
 
-// builds prepares the workload and config once per (rate scale, policy).
+// builds prepares the workload and config once per (rate scale, policy,
+// trace slice).
 func (r *Runner) builds() (map[buildKey]*scenario.Built, error) {
+	skips := []int{r.Base.Skip}
+	if r.Grid.Slices {
+		var err error
+		if skips, err = SliceSkips(r.Base, r.Grid.Seeds); err != nil {
+			return nil, err
+		}
+	}
 	out := map[buildKey]*scenario.Built{}
 	for _, rate := range r.Grid.RateScales {
 		for _, pol := range r.Grid.Policies {
-			s := r.Base
-			s.RateScale, s.Policy = rate, pol
-			b, err := s.Build(nil)
-			if err != nil {
-				return nil, err
+			for k, skip := range skips {
+				s := r.Base
+				s.RateScale, s.Policy, s.Skip = rate, pol, skip
+				b, err := s.Build(nil)
+				if err != nil {
+					return nil, err
+				}
+				out[buildKey{rate, pol, k}] = b
 			}
-			out[buildKey{rate, pol}] = b
 		}
 	}
 	return out, nil
 }
 
+// SliceSkips spreads the seeds' --first windows evenly over the requests
+// the trace has after --max-isl: seed k skips SliceSkips[k] of them.
+func SliceSkips(base scenario.Spec, seeds int) ([]int, error) {
+	if base.First <= 0 {
+		return nil, fmt.Errorf("--slices needs --first (the window each seed replays)")
+	}
+	tr, err := workload.Open(base.Trace)
+	if err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, q := range tr.Requests {
+		if base.MaxISL == 0 || q.InputTokens <= base.MaxISL {
+			total++
+		}
+	}
+	room := total - base.First
+	if room < 0 {
+		return nil, fmt.Errorf("--slices: %s has %d requests after --max-isl, fewer than --first %d", base.Trace, total, base.First)
+	}
+	skips := make([]int, seeds)
+	for k := range skips {
+		if seeds > 1 {
+			skips[k] = k * room / (seeds - 1)
+		}
+	}
+	return skips, nil
+}
+
 func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
-	b := builds[buildKey{p.RateScale, p.Policy}]
+	slice := 0
+	if r.Grid.Slices {
+		slice = int(p.Seed - r.Grid.BaseSeed)
+	}
+	b := builds[buildKey{p.RateScale, p.Policy, slice}]
 	cfg := b.Config
 	cfg.Workers, cfg.Seed = p.N, p.Seed
 	s := r.Base

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/sim/scenario"
 )
 
 func TestParseRange(t *testing.T) {
@@ -130,5 +131,26 @@ func TestCrossoverSynthetic(t *testing.T) {
 	}
 	if _, err := MetricByName("goodput", 0); err == nil {
 		t.Error("goodput without an SLO accepted")
+	}
+}
+
+func TestSliceSkipsSpreadWindows(t *testing.T) {
+	base := scenario.Defaults()
+	base.Trace, base.MaxISL, base.First = "arxiv-window", 16384, 1000
+	skips, err := SliceSkips(base, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1,461 requests ≤ 16,384 tokens in the window: 461 to spread over.
+	if len(skips) != 3 || skips[0] != 0 || skips[1] != 230 || skips[2] != 461 {
+		t.Errorf("skips %v, want [0 230 461]", skips)
+	}
+	base.First = 0
+	if _, err := SliceSkips(base, 3); err == nil {
+		t.Error("--slices without --first accepted")
+	}
+	base.First = 5000
+	if _, err := SliceSkips(base, 3); err == nil {
+		t.Error("a window longer than the trace accepted")
 	}
 }
