@@ -66,13 +66,11 @@ func (c *KVCache) Used() int { return len(c.ref) - c.free }
 // Cached is the number of blocks findable by hash.
 func (c *KVCache) Cached() int { return c.index.n }
 
-// Lookup counts the leading hashes (at most max) whose blocks are cached,
-// and how many of those are currently unreferenced.
-func (c *KVCache) Lookup(hashes []uint64, max int) (hits, hitsFree int) {
-	if max > len(hashes) {
-		max = len(hashes)
-	}
-	for hits < max {
+// Lookup counts the leading hashes (at most limit) whose blocks are
+// cached, and how many of those are currently unreferenced.
+func (c *KVCache) Lookup(hashes []uint64, limit int) (hits, hitsFree int) {
+	limit = min(limit, len(hashes))
+	for hits < limit {
 		b, ok := c.index.get(hashes[hits])
 		if !ok {
 			break

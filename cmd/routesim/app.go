@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // Version is routesim's version, written into every manifest.
@@ -70,4 +72,16 @@ func usage(cmds map[string]command) string {
 	}
 	b.WriteString("\nRun 'routesim COMMAND --help' for a command's flags.\n")
 	return b.String()
+}
+
+// parseFlags parses a command's flags; help is true (and err nil) when the
+// user asked for --help, which pflag has already printed.
+func parseFlags(fs *pflag.FlagSet, args []string) (help bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return true, nil
+		}
+		return false, usageError{err}
+	}
+	return false, nil
 }

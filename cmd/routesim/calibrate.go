@@ -23,11 +23,8 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim calibrate --spec FILE [--out DIR]\n\nFit a step-time profile to measured runs (AIPerf exports, NVML samples) by re-simulating them.\n\nFlags:\n%s", fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return usageError{err}
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	if *spec == "" {
 		return usageError{fmt.Errorf("calibrate: --spec is required")}

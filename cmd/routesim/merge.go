@@ -46,11 +46,8 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim merge OUT SHARD_DIR...\n\nJoin the outputs of `routesim sweep --shard i/k` runs into one sweep in OUT (the same bytes as an unsharded run).\n")
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return usageError{err}
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	if fs.NArg() < 2 {
 		return usageError{fmt.Errorf("merge: want OUT and at least one shard directory")}
@@ -111,11 +108,8 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim plot DIR [flags]\n\nRedraw a sweep's plots (PNG and SVG) into DIR/plots from DIR/points and DIR/manifest.json.\n\nFlags:\n%s", fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return usageError{err}
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
 		return usageError{fmt.Errorf("plot: want one sweep directory")}

@@ -15,11 +15,8 @@ import (
 func policiesCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim policies", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return usageError{err}
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	defaults := policy.DefaultParams()
 	docs := map[string]policy.ParamDoc{}

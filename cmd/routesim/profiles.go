@@ -17,11 +17,8 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim profiles", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	verbose := fs.BoolP("verbose", "v", false, "print each profile's source and note in full")
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return usageError{err}
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "GPU\tMODEL\tTP\tQUANT\tKIND\tFIT ERROR\tNAME")
