@@ -20,10 +20,14 @@ func jsonString(v any) (string, error) {
 	return b.String(), err
 }
 
-// writeShardManifest leaves the sweep's manifest and the shard's number in
-// a shard's directory, for merge.
+// writeShardManifest leaves the sweep's manifest (and, for a shard, its
+// number) in an output directory: resume and merge check it.
 func writeShardManifest(dir string, m *sweepManifest, s sweep.Shard) error {
-	for name, v := range map[string]any{"manifest.json": m, "shard.json": s} {
+	files := map[string]any{"manifest.json": m}
+	if s.K > 1 {
+		files["shard.json"] = s
+	}
+	for name, v := range files {
 		b, err := jsonString(v)
 		if err != nil {
 			return err

@@ -122,6 +122,11 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := checkWritable(*out); err != nil {
 		return err
 	}
+	// Record what this directory holds before any point lands in it, so a
+	// resumed run can never mix points of two different sweeps.
+	if err := writeShardManifest(*out, m, shard); err != nil {
+		return err
+	}
 	r := &sweep.Runner{Base: base, Grid: grid, Dir: *out, Jobs: *jobs, Shard: shard, PerRequest: *perReq,
 		Progress: progress(stderr, *quiet)}
 	results, err := r.Run(ctx)
@@ -129,9 +134,6 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	if shard.K > 1 {
-		if err := writeShardManifest(*out, m, shard); err != nil {
-			return err
-		}
 		fmt.Fprintf(stdout, "shard %d/%d: %d points in %s/points; join the shards with routesim merge OUT DIR...\n", shard.I, shard.K, len(results), *out)
 		return nil
 	}

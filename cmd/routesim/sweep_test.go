@@ -91,6 +91,11 @@ func TestSweepResumesAfterCancel(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cut, "summary.csv")); !os.IsNotExist(err) {
 		t.Error("an interrupted sweep wrote summary.csv")
 	}
+	// A different sweep must not reuse the interrupted one's points.
+	if _, _, err := runCLI(append(append([]string{}, smallSweep...), "--out", cut, "--first", "150")...); err == nil ||
+		!strings.Contains(err.Error(), "holds a different sweep") {
+		t.Errorf("a different sweep into an interrupted one's directory: %v", err)
+	}
 	sweepTo(t, cut) // resume
 	for _, f := range []string{"summary.csv", "summary.parquet", "crossover.json"} {
 		if !bytes.Equal(read(t, filepath.Join(full, f)), read(t, filepath.Join(cut, f))) {
