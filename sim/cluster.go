@@ -36,7 +36,7 @@ type cluster struct {
 	wl       *Workload
 	pol      policy.Policy
 	workers  []*worker
-	reqs     []reqState
+	reqs     reqStore
 	rt       *router
 	noise    *rand.Rand
 	nvml     nvml
@@ -55,15 +55,15 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 	if wl.BlockSize != cfg.Worker.BlockSize {
 		return nil, fmt.Errorf("sim: workload prepared for block size %d, workers use %d", wl.BlockSize, cfg.Worker.BlockSize)
 	}
-	c := &cluster{cfg: cfg, wl: wl, pol: pol, reqs: make([]reqState, len(wl.Jobs)), noise: Stream(cfg.Seed, "service")}
+	c := &cluster{cfg: cfg, wl: wl, pol: pol, noise: Stream(cfg.Seed, "service")}
 	c.rt = newRouter(cfg.Workers, cfg.Router, cfg.Worker, c.eng.Now)
-	for i := range c.reqs {
-		c.reqs[i] = reqState{job: &wl.Jobs[i], worker: -1, routed: -1, dispatched: -1, queueNs: -1, firstToken: -1, secondToken: -1, end: -1}
+	for i := range wl.Jobs {
+		c.reqs.add(newReqState(&wl.Jobs[i]))
 	}
 	c.nvml.active = make([][]Time, cfg.Workers)
 	c.workers = make([]*worker, cfg.Workers)
 	for i := range c.workers {
-		c.workers[i] = newWorker(i, cfg.Worker, c.reqs)
+		c.workers[i] = newWorker(i, cfg.Worker, &c.reqs)
 		if cfg.Router.KVAware {
 			c.workers[i].kv.Events = kvSink{c, int32(i)}
 		}
@@ -73,6 +73,10 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 	}
 	c.eng.Run(c)
 	return c.result()
+}
+
+func newReqState(j *Job) reqState {
+	return reqState{job: j, worker: -1, routed: -1, dispatched: -1, queueNs: -1, firstToken: -1, secondToken: -1, end: -1}
 }
 
 // Handle dispatches one event.
@@ -143,7 +147,7 @@ func (c *cluster) startStep(w *worker) {
 
 // sampled records a token of request ri produced at the current time.
 func (c *cluster) sampled(ri int32) {
-	r := &c.reqs[ri]
+	r := c.reqs.at(ri)
 	now := c.eng.Now()
 	switch r.generated {
 	case 1:
@@ -162,7 +166,7 @@ func (c *cluster) sampled(ri int32) {
 
 // end closes a request; ending one twice is a broken invariant.
 func (c *cluster) end(i int32, s Status, reason string) {
-	r := &c.reqs[i]
+	r := c.reqs.at(i)
 	if r.status != StatusPending {
 		panic(fmt.Sprintf("sim: request %d ended twice (%v, then %v)", i, r.status, s))
 	}
@@ -171,11 +175,11 @@ func (c *cluster) end(i int32, s Status, reason string) {
 }
 
 func (c *cluster) result() (*Result, error) {
-	res := &Result{Records: make([]Record, len(c.reqs)), Workers: make([]WorkerStats, len(c.workers)), Events: c.eng.Processed()}
-	for i := range c.reqs {
-		r := &c.reqs[i]
+	res := &Result{Records: make([]Record, c.reqs.len()), Workers: make([]WorkerStats, len(c.workers)), Events: c.eng.Processed()}
+	for i := range res.Records {
+		r := c.reqs.at(int32(i))
 		if r.status == StatusPending {
-			return nil, fmt.Errorf("sim: request %d (line %d) never ended: %d of %d requests ended", i, r.job.Line, c.ended, len(c.reqs))
+			return nil, fmt.Errorf("sim: request %d (line %d) never ended: %d of %d requests ended", i, r.job.Line, c.ended, c.reqs.len())
 		}
 		res.Records[i] = Record{
 			ID: i, Line: r.job.Line, Arrival: r.job.Arrival, Routed: r.routed, Dispatched: r.dispatched, QueueNs: r.queueNs,
@@ -198,8 +202,8 @@ func (c *cluster) result() (*Result, error) {
 				i, c.rt.inFlight[i], c.rt.prefill[i], c.rt.ActiveBlocks(i))
 		}
 	}
-	if len(c.reqs) > 0 {
-		res.Makespan = c.eng.Now() - c.reqs[0].job.Arrival
+	if c.reqs.len() > 0 {
+		res.Makespan = c.eng.Now() - c.reqs.at(0).job.Arrival
 	}
 	res.nvml = &c.nvml
 	res.GPU = res.GPUWindow(res.Makespan)

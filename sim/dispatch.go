@@ -11,7 +11,7 @@ import (
 // is refused at once (HTTP 400, never retried); others reach the router
 // after the frontend delay.
 func (c *cluster) submit(i int32) {
-	j := c.reqs[i].job
+	j := c.reqs.at(i).job
 	if total := j.InputTokens + j.OutputTokens; total > c.cfg.Worker.MaxModelLen {
 		c.end(i, StatusRejectedTooLong, fmt.Sprintf(
 			"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion).",
@@ -28,7 +28,7 @@ func (c *cluster) submit(i int32) {
 
 // decide asks the policy about request i and reports the decision.
 func (c *cluster) decide(i int32, parked bool) policy.Decision {
-	r := &c.reqs[i]
+	r := c.reqs.at(i)
 	c.preq = policy.Request{ID: int(i), InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens, Blocks: r.job.Blocks, Parked: parked}
 	d := c.pol.Route(&c.preq, c.rt)
 	if c.cfg.Decisions != nil {
@@ -40,7 +40,7 @@ func (c *cluster) decide(i int32, parked bool) policy.Decision {
 // route lets the router decide on a request that has just passed the
 // frontend: dispatch it, park it, or reject it.
 func (c *cluster) route(i int32) {
-	r := &c.reqs[i]
+	r := c.reqs.at(i)
 	if r.routed < 0 {
 		r.routed = c.eng.Now()
 	}
@@ -74,7 +74,7 @@ func (c *cluster) drain() {
 		if d.Worker == policy.Park {
 			return
 		}
-		r := &c.reqs[i]
+		r := c.reqs.at(i)
 		c.rt.unpark(r.job.InputTokens)
 		r.queueNs = c.eng.Now() - r.parkedAt
 		c.apply(i, d)
@@ -84,7 +84,7 @@ func (c *cluster) drain() {
 // reject ends request i, or, if the client still has retries, schedules
 // its re-send after an exponential backoff.
 func (c *cluster) reject(i int32, s Status, reason string) {
-	r := &c.reqs[i]
+	r := c.reqs.at(i)
 	if k := len(r.attempts); k < c.cfg.Router.Retries {
 		r.attempts = append(r.attempts, Attempt{At: c.eng.Now(), Status: s, Reason: reason})
 		c.eng.Schedule(c.eng.Now()+c.cfg.Router.RetryBackoff<<k, KindResend, i)
@@ -97,7 +97,7 @@ func (c *cluster) dispatch(i int32, w int) {
 	if w < 0 || w >= len(c.workers) {
 		panic(fmt.Sprintf("sim: policy chose worker %d of %d", w, len(c.workers)))
 	}
-	r := &c.reqs[i]
+	r := c.reqs.at(i)
 	r.worker, r.dispatched = int32(w), c.eng.Now()
 	r.booked = c.rt.book(w, r.job.InputTokens, r.job.Blocks)
 	wk := c.workers[w]

@@ -52,7 +52,7 @@ type schedEntry struct {
 type worker struct {
 	id      int
 	cfg     WorkerConfig
-	reqs    []reqState // shared with the cluster
+	reqs    *reqStore // shared with the cluster
 	kv      *KVCache
 	waiting []int32 // waiting[wHead:] is the queue
 	wHead   int
@@ -76,7 +76,7 @@ type WorkerStats struct {
 	BatchedTokensSum int // for the mean tokens per step
 }
 
-func newWorker(id int, cfg WorkerConfig, reqs []reqState) *worker {
+func newWorker(id int, cfg WorkerConfig, reqs *reqStore) *worker {
 	return &worker{id: id, cfg: cfg, reqs: reqs, kv: NewKVCache(cfg.KVBlocks), stats: WorkerStats{KVBlocks: cfg.KVBlocks}}
 }
 
@@ -118,7 +118,7 @@ func (w *worker) schedule() model.Batch {
 	preempted := false
 	for i := 0; i < len(w.running) && budget > 0; i++ {
 		ri := w.running[i]
-		r := &w.reqs[ri]
+		r := w.reqs.at(ri)
 		n := min(r.numTokens()-r.computed, budget)
 		for need := w.blocksFor(r.computed+n) - len(r.table); need > 0; need = w.blocksFor(r.computed+n) - len(r.table) {
 			if t, ok := w.kv.Grow(r.table, need); ok {
@@ -150,7 +150,7 @@ func (w *worker) admit(budget int) {
 	B := w.cfg.BlockSize
 	for budget > 0 && w.numWaiting() > 0 && len(w.running) < w.cfg.MaxNumSeqs {
 		ri := w.waiting[w.wHead]
-		r := &w.reqs[ri]
+		r := w.reqs.at(ri)
 		total := r.numTokens()
 		hits, hitsFree := 0, 0
 		if !w.cfg.NoPrefixCaching {
@@ -181,7 +181,7 @@ func (w *worker) admit(budget int) {
 // preempt frees a running request's blocks and puts it back at the front
 // of the waiting queue; it will recompute its prompt and output so far.
 func (w *worker) preempt(ri int32) {
-	r := &w.reqs[ri]
+	r := w.reqs.at(ri)
 	w.kv.Release(r.table)
 	r.table = r.table[:0]
 	r.computed, r.committed = 0, 0
@@ -200,7 +200,7 @@ func (w *worker) preempt(ri int32) {
 func (w *worker) batch() model.Batch {
 	var b model.Batch
 	for _, e := range w.sched {
-		r := &w.reqs[e.req]
+		r := w.reqs.at(e.req)
 		ctx := r.computed + e.tokens
 		if e.tokens == 1 && r.generated > 0 && ctx == r.numTokens() {
 			b.DecodeSeqs++
@@ -220,7 +220,7 @@ func (w *worker) batch() model.Batch {
 func (w *worker) finishStep(sampled func(ri int32)) {
 	finished := false
 	for _, e := range w.sched {
-		r := &w.reqs[e.req]
+		r := w.reqs.at(e.req)
 		r.computed += e.tokens
 		full := min(r.computed/w.cfg.BlockSize, len(r.job.Blocks))
 		for k := r.committed; k < full; k++ {
@@ -241,7 +241,7 @@ func (w *worker) finishStep(sampled func(ri int32)) {
 	if finished {
 		keep := w.running[:0]
 		for _, ri := range w.running {
-			if r := &w.reqs[ri]; r.generated < r.job.OutputTokens {
+			if r := w.reqs.at(ri); r.generated < r.job.OutputTokens {
 				keep = append(keep, ri)
 			}
 		}
