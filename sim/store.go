@@ -7,9 +7,15 @@ type reqStore struct {
 	n     int
 }
 
-const reqPage = 1024
+const (
+	reqPageBits = 10
+	reqPage     = 1 << reqPageBits
+)
 
-func (s *reqStore) at(i int32) *reqState { return &s.pages[i/reqPage][i%reqPage] }
+func (s *reqStore) at(i int32) *reqState {
+	u := uint32(i)
+	return &s.pages[u>>reqPageBits][u&(reqPage-1)]
+}
 
 func (s *reqStore) len() int { return s.n }
 
