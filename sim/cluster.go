@@ -40,6 +40,7 @@ type cluster struct {
 	rt       *router
 	noise    *rand.Rand
 	nvml     nvml
+	ends     []int32 // requests that ended this event, for FollowUp
 	ended    int
 	drainDue bool
 	preq     policy.Request
@@ -87,7 +88,7 @@ func (c *cluster) Handle(e Event) {
 			c.eng.Schedule(c.wl.Jobs[next].Arrival, KindArrival, int32(next))
 		}
 		c.submit(e.Arg)
-	case KindResend:
+	case KindResend, KindFollowUp:
 		c.submit(e.Arg)
 	case KindRoute:
 		c.route(e.Arg)
@@ -109,6 +110,29 @@ func (c *cluster) Handle(e Event) {
 		c.drainDue = false
 		c.drain()
 	}
+	c.followUps()
+}
+
+// followUps asks the closed-loop clients for the next request of every
+// request that ended during this event. It runs after the event, never
+// inside a worker's step, so the request store only grows between steps.
+func (c *cluster) followUps() {
+	for _, i := range c.ends {
+		r := c.reqs.at(i)
+		j := c.cfg.FollowUp.Ended(r.job, r.status, r.end)
+		if j == nil {
+			continue
+		}
+		if j.InputTokens < 1 || j.OutputTokens < 1 || j.PromptBlocks > j.InputTokens/c.wl.BlockSize ||
+			len(j.Blocks) > (j.InputTokens+j.OutputTokens)/c.wl.BlockSize || j.PromptBlocks > len(j.Blocks) || j.Arrival < r.end {
+			panic(fmt.Sprintf("sim: follow-up of request %d is malformed: %d in, %d out, %d/%d blocks at %d (ended %d)",
+				i, j.InputTokens, j.OutputTokens, j.PromptBlocks, len(j.Blocks), j.Arrival, r.end))
+		}
+		idx := c.reqs.add(newReqState(j))
+		j.ID = int(idx)
+		c.eng.Schedule(j.Arrival, KindFollowUp, idx)
+	}
+	c.ends = c.ends[:0]
 }
 
 // startStep schedules w's next step, or leaves it idle if nothing fits.
@@ -158,7 +182,7 @@ func (c *cluster) sampled(ri int32) {
 		r.secondToken = now
 	}
 	if r.generated == r.job.OutputTokens {
-		c.rt.finish(int(r.worker), r.job.Blocks)
+		c.rt.finish(int(r.worker), r.job.prompt())
 		c.drainDue = true
 		c.end(ri, StatusOK, "")
 	}
@@ -172,6 +196,9 @@ func (c *cluster) end(i int32, s Status, reason string) {
 	}
 	r.status, r.end, r.reason = s, c.eng.Now(), reason
 	c.ended++
+	if c.cfg.FollowUp != nil {
+		c.ends = append(c.ends, i)
+	}
 }
 
 func (c *cluster) result() (*Result, error) {

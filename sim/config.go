@@ -27,6 +27,18 @@ type Config struct {
 	Observer StepObserver
 	// Decisions, if set, is told about every routing decision.
 	Decisions DecisionObserver
+	// FollowUp, if set, adds requests during the run: closed-loop clients
+	// whose next request depends on when their previous one ended. It has
+	// per-run state, so each run needs its own.
+	FollowUp FollowUp
+}
+
+// FollowUp is a closed-loop client population.
+type FollowUp interface {
+	// Ended reports that job j ended at time at with status s. It returns
+	// the same client's next job (Arrival ≥ at, blocks already hashed for
+	// the workers' block size), or nil.
+	Ended(j *Job, s Status, at Time) *Job
 }
 
 // DecisionObserver watches routing decisions (--trace-decisions).

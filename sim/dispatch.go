@@ -29,7 +29,7 @@ func (c *cluster) submit(i int32) {
 // decide asks the policy about request i and reports the decision.
 func (c *cluster) decide(i int32, parked bool) policy.Decision {
 	r := c.reqs.at(i)
-	c.preq = policy.Request{ID: int(i), InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens, Blocks: r.job.Blocks, Parked: parked}
+	c.preq = policy.Request{ID: int(i), InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens, Blocks: r.job.prompt(), Parked: parked}
 	d := c.pol.Route(&c.preq, c.rt)
 	if c.cfg.Decisions != nil {
 		c.cfg.Decisions.Decision(c.eng.Now(), int(i), len(r.attempts)+1, d)
@@ -99,7 +99,7 @@ func (c *cluster) dispatch(i int32, w int) {
 	}
 	r := c.reqs.at(i)
 	r.worker, r.dispatched = int32(w), c.eng.Now()
-	r.booked = c.rt.book(w, r.job.InputTokens, r.job.Blocks)
+	r.booked = c.rt.book(w, r.job.InputTokens, r.job.prompt())
 	wk := c.workers[w]
 	wk.enqueue(i)
 	if !wk.busy && !wk.kicked {

@@ -24,12 +24,13 @@ type Kind uint8
 // Event kinds, in the order they fire at equal times: arrivals at one
 // instant all land before any worker starts a step, so a burst is batched.
 const (
-	KindArrival Kind = iota // a request reaches the frontend; Arg = request
-	KindResend              // a client re-sends a rejected request; Arg = request
-	KindKVEvent             // lagged KV events reach the router
-	KindRoute               // frontend done, the router decides; Arg = request
-	KindStepEnd             // a worker's step finishes; Arg = worker
-	KindKick                // an idle worker looks for work; Arg = worker
+	KindArrival  Kind = iota // a request reaches the frontend; Arg = request
+	KindResend               // a client re-sends a rejected request; Arg = request
+	KindFollowUp             // a closed-loop client sends its next request; Arg = request
+	KindKVEvent              // lagged KV events reach the router
+	KindRoute                // frontend done, the router decides; Arg = request
+	KindStepEnd              // a worker's step finishes; Arg = worker
+	KindKick                 // an idle worker looks for work; Arg = worker
 )
 
 // Event is one scheduled occurrence. Events at the same time fire by Kind,

@@ -13,10 +13,18 @@ type Job struct {
 	Arrival      Time
 	InputTokens  int
 	OutputTokens int
-	// Blocks are the content hashes of the prompt's full blocks: block k
-	// covers tokens [k·B, (k+1)·B). Equal hashes mean equal prefixes.
-	Blocks []uint64
+	// Blocks are content hashes of full blocks: block k covers tokens
+	// [k·B, (k+1)·B) of the sequence. Equal hashes mean equal prefixes. The
+	// first PromptBlocks lie inside the prompt; a closed-loop client may
+	// also name the blocks its output will fill (so its next turn, whose
+	// prompt contains this answer, can find them cached); trace requests
+	// name prompt blocks only.
+	Blocks       []uint64
+	PromptBlocks int
 }
+
+// prompt returns the hashes of the prompt's full blocks.
+func (j *Job) prompt() []uint64 { return j.Blocks[:j.PromptBlocks] }
 
 // Workload is a trace prepared for one block size; it is read-only and can
 // be shared by concurrent runs.
@@ -58,6 +66,7 @@ func Prepare(t *workload.Trace, blockSize int) (*Workload, error) {
 			InputTokens:  r.InputTokens,
 			OutputTokens: r.OutputTokens,
 			Blocks:       backing[start:len(backing):len(backing)],
+			PromptBlocks: len(backing) - start,
 		}
 	}
 	return wl, nil
