@@ -1,0 +1,130 @@
+// Package session generates closed-loop multi-turn chat traffic: a fixed
+// number of concurrent users, each holding one conversation at a time and
+// sending its next turn a think time after the previous answer. Turn k's
+// prompt is turn k−1's prompt, its answer and new input, hashed block by
+// block so the prefix cache sees the reuse; conversations open with a
+// shared system prompt and one of a pool of starters (prefix groups).
+package session
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Config describes the population. Zero values take the defaults noted.
+type Config struct {
+	Concurrency   int     `json:"concurrency"`    // users (required)
+	Sessions      int     `json:"sessions"`       // conversations to start in all (0 = until DurationS)
+	DurationS     float64 `json:"duration_s"`     // no turn starts after this (0 = until Sessions)
+	TurnsMin      int     `json:"turns_min"`      // turns per conversation, uniform in [min, max] (default 3..5)
+	TurnsMax      int     `json:"turns_max"`      //
+	ThinkS        float64 `json:"think_s"`        // mean think time, exponential (default 1 s)
+	SystemPrompts int     `json:"system_prompts"` // pool of system prompts (default 1)
+	SystemTokens  int     `json:"system_tokens"`  // tokens each (default 1,000)
+	Starters      int     `json:"starters"`       // pool of conversation starters (default 10)
+	StarterTokens int     `json:"starter_tokens"` // tokens each (default 3,500)
+	NewTokens     float64 `json:"new_tokens"`     // mean new input per later turn, lognormal (default 200)
+	NewCV         float64 `json:"new_cv"`         // its coefficient of variation (default 0.5)
+	OutputTokens  float64 `json:"output_tokens"`  // mean answer length, lognormal (default 300)
+	OutputCV      float64 `json:"output_cv"`      // (default 0.5)
+}
+
+func (c *Config) defaults() {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	deff := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.TurnsMin, 3)
+	def(&c.TurnsMax, max(c.TurnsMin, 5))
+	deff(&c.ThinkS, 1)
+	def(&c.SystemPrompts, 1)
+	def(&c.SystemTokens, 1000)
+	def(&c.Starters, 10)
+	def(&c.StarterTokens, 3500)
+	deff(&c.NewTokens, 200)
+	deff(&c.NewCV, 0.5)
+	deff(&c.OutputTokens, 300)
+	deff(&c.OutputCV, 0.5)
+}
+
+// Validate fills defaults and reports every problem at once.
+func (c *Config) Validate() error {
+	c.defaults()
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if c.Concurrency < 1 || c.Concurrency > 100_000 {
+		bad("--concurrency %d must be in [1, 100000]", c.Concurrency)
+	}
+	if c.Sessions < 0 || c.DurationS < 0 || math.IsNaN(c.DurationS) {
+		bad("--sessions and --duration must be ≥ 0")
+	}
+	if c.Sessions == 0 && c.DurationS == 0 {
+		bad("sessions need a stopping rule: --sessions N or --duration S")
+	}
+	if c.TurnsMin < 1 || c.TurnsMax < c.TurnsMin {
+		bad("--turns %d..%d: want 1 ≤ min ≤ max", c.TurnsMin, c.TurnsMax)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"--think-time", c.ThinkS}, {"--new-tokens", c.NewTokens}, {"--new-cv", c.NewCV}, {"--output-tokens", c.OutputTokens}, {"--output-cv", c.OutputCV}} {
+		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			bad("%s %g must be a finite number ≥ 0", f.name, f.v)
+		}
+	}
+	if c.SystemPrompts < 1 || c.Starters < 1 || c.SystemTokens < 0 || c.StarterTokens < 0 {
+		bad("system-prompt and starter pools need ≥ 1 entry and ≥ 0 tokens")
+	}
+	return errors.Join(errs...)
+}
+
+// segment is a run of tokens with one identity (a system prompt, a
+// starter, a turn's new input, an answer).
+type segment struct {
+	id     uint64
+	tokens int
+}
+
+// blockHashes chains block contents over the segments: the hash of block
+// k depends on every token before it, so equal hashes mean equal prefixes.
+func blockHashes(segs []segment, blockSize int) []uint64 {
+	total := 0
+	for _, s := range segs {
+		total += s.tokens
+	}
+	out := make([]uint64, 0, total/blockSize)
+	var chain uint64
+	si, off := 0, 0 // position inside segs
+	for b := 0; b < total/blockSize; b++ {
+		content := uint64(0x9e3779b97f4a7c15)
+		for need := blockSize; need > 0; {
+			s := segs[si]
+			take := min(need, s.tokens-off)
+			content = mix(content, s.id^uint64(off)<<40^uint64(take))
+			need -= take
+			off += take
+			if off == s.tokens {
+				si, off = si+1, 0
+			}
+		}
+		chain = mix(chain, content)
+		out = append(out, chain)
+	}
+	return out
+}
+
+func mix(h, v uint64) uint64 {
+	x := h ^ (v + 0x9e3779b97f4a7c15 + h<<6 + h>>2)
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
