@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/routesim/routesim/model"
+	"github.com/routesim/routesim/policy"
+	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/sim/scenario"
 )
 
@@ -76,6 +78,16 @@ type arm struct {
 	spread   Stats
 	windowS  float64
 	records  []Record // one repetition's per-request records, if any
+}
+
+// run simulates the arm's workload (a fresh population for sessions)
+// with cfg, whose profile and seed the caller chose.
+func (a *arm) run(cfg sim.Config, pol policy.Policy) (*sim.Result, error) {
+	wl, pop := a.built.ForSeed(cfg.Seed)
+	if pop != nil {
+		cfg.FollowUp = pop
+	}
+	return sim.Run(cfg, wl, pol)
 }
 
 // Result is a fitted profile and how well it fits.

@@ -79,7 +79,7 @@ func (f *fitter) linearRound(p *model.Profile, floors map[string]float64) (next 
 		if err != nil {
 			return nil, false, err
 		}
-		res, err := sim.Run(cfg, a.built.Work, pol)
+		res, err := a.run(cfg, pol)
 		if err != nil {
 			return nil, false, err
 		}
@@ -308,7 +308,7 @@ func (f *fitter) hostFromUtil(p *model.Profile) float64 {
 		if err != nil {
 			continue
 		}
-		res, err := sim.Run(cfg, a.built.Work, pol)
+		res, err := a.run(cfg, pol)
 		if err != nil {
 			continue
 		}

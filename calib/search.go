@@ -104,7 +104,7 @@ func (f *fitter) simulate(p *model.Profile, seed uint64) ([]Stats, []*sim.Result
 		if err != nil {
 			return nil, nil, err
 		}
-		res, err := sim.Run(cfg, a.built.Work, pol)
+		res, err := a.run(cfg, pol)
 		if err != nil {
 			return nil, nil, err
 		}

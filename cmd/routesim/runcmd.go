@@ -47,7 +47,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		st.Config.Decisions = trace
 	}
-	res, err := sim.Run(st.Config, st.Work, pol)
+	res, pop, err := st.Run(f.Seed, pol)
 	if err == nil && trace != nil {
 		err = trace.commit()
 	}
@@ -63,7 +63,15 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return printSummary(stdout, &f, st, &sum)
+	if err := printSummary(stdout, &f, st, &sum); err != nil {
+		return err
+	}
+	if pop != nil {
+		ps := pop.Stats()
+		_, err = fmt.Fprintf(stdout, "sessions: %d started, %d completed, %d ended by a refused turn, %d cut by --duration\n",
+			ps.Started, ps.Completed, ps.Rejected, ps.Cut)
+	}
+	return err
 }
 
 // manifest records everything needed to reproduce a run's outputs.
@@ -89,10 +97,14 @@ func writeRunOutputs(dir string, f *scenario.Spec, st *scenario.Built, res *sim.
 	if err != nil {
 		return err
 	}
-	reqs := st.Trace.Requests
+	ti := traceInfo{Name: "sessions", Requests: len(res.Records)}
+	if st.Trace != nil {
+		reqs := st.Trace.Requests
+		ti = traceInfo{st.Trace.Name, len(reqs), reqs[len(reqs)-1].ArrivalNs - reqs[0].ArrivalNs}
+	}
 	m := manifest{
 		Tool: "routesim", Version: Version, Command: "run", Flags: f,
-		Trace:   traceInfo{st.Trace.Name, len(reqs), reqs[len(reqs)-1].ArrivalNs - reqs[0].ArrivalNs},
+		Trace:   ti,
 		Worker:  st.Config.Worker,
 		Profile: st.Profile, KVPerTok: st.Deploy.Model.KVBytesPerToken(st.Deploy.KVDtypeBytes),
 	}
@@ -134,7 +146,7 @@ func writeJSON(w io.Writer, v any) error {
 func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summary) error {
 	p := st.Profile
 	fmt.Fprintf(w, "routesim %s: %s (%d requests), %d × %s, %s tp%d, policy %s, seed %d\n",
-		Version, st.Trace.Name, s.Offered, st.Config.Workers, st.Deploy.GPU.Name, st.Deploy.Model.Name, st.Deploy.TP, f.Policy, f.Seed)
+		Version, workloadName(st), s.Offered, st.Config.Workers, st.Deploy.GPU.Name, st.Deploy.Model.Name, st.Deploy.TP, f.Policy, f.Seed)
 	fmt.Fprintf(w, "profile %s [%s]; KV %d blocks × %d tokens per worker; max-num-batched-tokens %d, max-num-seqs %d, max-model-len %d\n\n",
 		p.Name, p.Kind, st.Config.Worker.KVBlocks, st.Config.Worker.BlockSize,
 		st.Config.Worker.MaxNumBatchedTokens, st.Config.Worker.MaxNumSeqs, st.Config.Worker.MaxModelLen)
@@ -185,4 +197,11 @@ func offered(s *sim.Summary, key string) string {
 		return ms(*p)
 	}
 	return "undefined"
+}
+
+func workloadName(st *scenario.Built) string {
+	if st.Trace == nil {
+		return "closed-loop sessions"
+	}
+	return st.Trace.Name
 }

@@ -3,18 +3,22 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim/scenario"
+	"github.com/routesim/routesim/sim/session"
 	"github.com/routesim/routesim/sim/workload"
 )
 
 // registerSim binds the flags every simulating command shares to s, which
 // must hold scenario.Defaults(). Names follow vLLM and Dynamo.
 func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
+	fs.StringVar(&s.Workload, "workload", s.Workload, "trace (replay --trace open-loop) or sessions (closed-loop chat users, see --concurrency)")
+	registerSessions(fs, &s.Sessions)
 	fs.StringVar(&s.Trace, "trace", s.Trace, "Mooncake JSONL trace: a file (.jsonl or .jsonl.gz) or an embedded name ("+joinNames(workload.EmbeddedNames())+")")
 	fs.IntVar(&s.MaxISL, "max-isl", s.MaxISL, "drop requests with more input tokens (0 = keep all)")
 	fs.IntVar(&s.Skip, "skip", s.Skip, "skip the first K requests (after --max-isl)")
@@ -30,6 +34,7 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.StringVar(&s.Profile, "profile", s.Profile, "step-time profile JSON (default: the built-in one for --gpu/--model/--tp, else a roofline estimate)")
 	fs.IntVar(&s.BlockSize, "block-size", s.BlockSize, "KV block size in tokens (must divide 512)")
 	fs.IntVar(&s.MaxModelLen, "max-model-len", s.MaxModelLen, "longest ISL+OSL served (0 = the model's max_position_embeddings)")
+	fs.IntVar(&s.MaxNumSeqs, "max-batch-size", s.MaxNumSeqs, "TRT-LLM's name for --max-num-seqs")
 	fs.IntVar(&s.MaxNumSeqs, "max-num-seqs", s.MaxNumSeqs, "running requests per worker (0 = vLLM's default for the GPU: 256 on A100, 1024 on H100/H200)")
 	fs.IntVar(&s.MaxNumBatchedTokens, "max-num-batched-tokens", s.MaxNumBatchedTokens, "tokens per engine step (0 = vLLM's default: 2048 on A100, 8192 on H100/H200)")
 	fs.Float64Var(&s.GPUMemUtil, "gpu-memory-utilization", s.GPUMemUtil, "fraction of GPU memory vLLM may use")
@@ -147,3 +152,46 @@ func policyFlagErrors(fs *pflag.FlagSet, name string) []error {
 }
 
 func joinNames(names []string) string { return strings.Join(names, ", ") }
+
+// registerSessions binds the closed-loop session flags (--workload sessions).
+func registerSessions(fs *pflag.FlagSet, c *session.Config) {
+	fs.IntVar(&c.Concurrency, "concurrency", c.Concurrency, "sessions: concurrent users, each with one turn in flight at most")
+	fs.IntVar(&c.Sessions, "sessions", c.Sessions, "sessions: conversations to run in all (0 = until --duration)")
+	fs.Float64Var(&c.DurationS, "duration", c.DurationS, "sessions: seconds after which no turn starts (0 = until --sessions)")
+	fs.Var(&turnsValue{c}, "turns", "sessions: turns per conversation, MIN..MAX (default 3..5)")
+	fs.Float64Var(&c.ThinkS, "think-time", c.ThinkS, "sessions: mean seconds between an answer and the next turn, exponential (default 1)")
+	fs.IntVar(&c.SystemPrompts, "system-prompts", c.SystemPrompts, "sessions: pool of shared system prompts (default 1)")
+	fs.IntVar(&c.SystemTokens, "system-tokens", c.SystemTokens, "sessions: tokens per system prompt (default 1000)")
+	fs.IntVar(&c.Starters, "starters", c.Starters, "sessions: pool of conversation starters (default 10)")
+	fs.IntVar(&c.StarterTokens, "starter-tokens", c.StarterTokens, "sessions: tokens per starter (default 3500)")
+	fs.Float64Var(&c.NewTokens, "new-tokens", c.NewTokens, "sessions: mean new input tokens per later turn, lognormal (default 200)")
+	fs.Float64Var(&c.NewCV, "new-cv", c.NewCV, "sessions: coefficient of variation of new input (default 0.5)")
+	fs.Float64Var(&c.OutputTokens, "output-tokens", c.OutputTokens, "sessions: mean answer tokens, lognormal (default 300)")
+	fs.Float64Var(&c.OutputCV, "output-cv", c.OutputCV, "sessions: coefficient of variation of answers (default 0.5)")
+}
+
+// turnsValue parses --turns MIN..MAX (or N).
+type turnsValue struct{ c *session.Config }
+
+func (v *turnsValue) String() string {
+	if v.c == nil || v.c.TurnsMin == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d..%d", v.c.TurnsMin, v.c.TurnsMax)
+}
+
+func (v *turnsValue) Set(s string) error {
+	lo, hi, ok := strings.Cut(s, "..")
+	if !ok {
+		hi = lo
+	}
+	a, err1 := strconv.Atoi(strings.TrimSpace(lo))
+	b, err2 := strconv.Atoi(strings.TrimSpace(hi))
+	if err1 != nil || err2 != nil || a < 1 || b < a {
+		return fmt.Errorf("want MIN..MAX with 1 ≤ MIN ≤ MAX, got %q", s)
+	}
+	v.c.TurnsMin, v.c.TurnsMax = a, b
+	return nil
+}
+
+func (v *turnsValue) Type() string { return "range" }

@@ -13,12 +13,18 @@ import (
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/sim/session"
 	"github.com/routesim/routesim/sim/workload"
 )
 
 // Spec describes one run. The zero values of the numeric engine knobs mean
 // vLLM's defaults; Defaults returns the CLI's defaults.
 type Spec struct {
+	// Workload is "trace" (replay Trace open-loop) or "sessions"
+	// (closed-loop chat users described by Sessions).
+	Workload string         `json:"workload"`
+	Sessions session.Config `json:"sessions"`
+
 	Trace     string  `json:"trace"`
 	MaxISL    int     `json:"max_isl"`
 	Skip      int     `json:"skip"`
@@ -57,15 +63,17 @@ type Spec struct {
 // eight A100-SXM4-40GB workers serving Qwen3-8B under round-robin.
 func Defaults() Spec {
 	return Spec{
-		Trace: "conversation", RateScale: 1, N: 8, Policy: "round-robin",
+		Workload: "trace", Trace: "conversation", RateScale: 1, N: 8, Policy: "round-robin",
 		GPU: "A100-SXM4-40GB", Model: "Qwen3-8B", TP: 1, Quant: "bf16", KVDtype: "auto",
 		BlockSize: 64, GPUMemUtil: 0.9, PrefixCaching: true,
 		Policies: policy.DefaultParams(), MetricsLag: time.Millisecond, RetryBackoff: time.Second,
 	}
 }
 
-// Built is a Spec made runnable.
+// Built is a Spec made runnable. For sessions, Trace and Work are nil:
+// every run draws its own users (ForSeed).
 type Built struct {
+	spec    Spec
 	Trace   *workload.Trace
 	Work    *sim.Workload
 	Config  sim.Config
@@ -91,6 +99,15 @@ func (s *Spec) Validate() error {
 	}
 	if err := s.filter().Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	switch s.Workload {
+	case "trace", "":
+	case "sessions":
+		if err := s.Sessions.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--workload %q: want trace or sessions", s.Workload))
 	}
 	if s.RateScale == 0 {
 		errs = append(errs, errors.New("--rate-scale must be > 0"))
@@ -198,6 +215,10 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	built := &Built{Config: cfg, Deploy: dep, Profile: prof, Entry: entry, spec: *s}
+	if s.Workload == "sessions" {
+		return built, nil
+	}
 	raw, err := workload.Open(s.Trace)
 	if err != nil {
 		return nil, &InputError{err}
@@ -210,7 +231,32 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Built{Trace: tr, Work: wl, Config: cfg, Deploy: dep, Profile: prof, Entry: entry}, nil
+	built.Trace, built.Work = tr, wl
+	return built, nil
+}
+
+// ForSeed returns the workload of one run with the given seed, and, for
+// closed-loop sessions, its users (fresh per run: they hold state).
+func (b *Built) ForSeed(seed uint64) (*sim.Workload, *session.Population) {
+	if b.spec.Workload != "sessions" {
+		return b.Work, nil
+	}
+	cfg := b.spec.Sessions
+	cfg.Validate() // fills defaults; Build validated it
+	pop, wl := session.New(cfg, b.Config.Worker.BlockSize, seed)
+	return wl, pop
+}
+
+// Run simulates b once with seed and policy pol.
+func (b *Built) Run(seed uint64, pol policy.Policy) (*sim.Result, *session.Population, error) {
+	cfg := b.Config
+	cfg.Seed = seed
+	wl, pop := b.ForSeed(seed)
+	if pop != nil {
+		cfg.FollowUp = pop
+	}
+	res, err := sim.Run(cfg, wl, pol)
+	return res, pop, err
 }
 
 // InputError wraps a problem with an input file (as opposed to a bad

@@ -188,7 +188,11 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	if err != nil {
 		return err
 	}
-	res, err := sim.Run(cfg, b.Work, pol)
+	wl, pop := b.ForSeed(p.Seed)
+	if pop != nil {
+		cfg.FollowUp = pop
+	}
+	res, err := sim.Run(cfg, wl, pol)
 	if err != nil {
 		return fmt.Errorf("point %s: %w", p.Key(), err)
 	}
