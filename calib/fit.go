@@ -83,7 +83,7 @@ type arm struct {
 // run simulates the arm's workload (a fresh population for sessions)
 // with cfg, whose profile and seed the caller chose.
 func (a *arm) run(cfg sim.Config, pol policy.Policy) (*sim.Result, error) {
-	wl, pop := a.built.ForSeed(cfg.Seed)
+	wl, pop := a.built.ForSeed(cfg.Seed, 0)
 	if pop != nil {
 		cfg.FollowUp = pop
 	}

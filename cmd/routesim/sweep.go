@@ -38,11 +38,12 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	tmp := pflag.NewFlagSet("", pflag.ContinueOnError)
 	registerSim(tmp, &base)
 	tmp.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "n" && f.Name != "policy" && f.Name != "rate-scale" && f.Name != "seed" {
+		if f.Name != "n" && f.Name != "policy" && f.Name != "rate-scale" && f.Name != "seed" && f.Name != "concurrency" {
 			fs.AddFlag(f)
 		}
 	})
 	nFlag := fs.String("n", "2..16", "cluster sizes: 2..16, 2..16:2 or 2,4,8")
+	concFlag := fs.String("concurrency", "", "with --workload sessions: users, one value or a range (20..180:20) to sweep load at a single --n")
 	pols := fs.StringSlice("policy", []string{"round-robin", "kv-admission", "kv-backpressure"}, "policies to compare ("+joinNames(policy.Names())+")")
 	seeds := fs.Int("seeds", 5, "seeds per point (they vary service noise and router tie-breaks)")
 	baseSeed := fs.Uint64("seed", 0, "first seed")
@@ -78,6 +79,20 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if *seeds < 1 {
 		errs = append(errs, fmt.Errorf("--seeds %d must be ≥ 1", *seeds))
 	}
+	var concs []int
+	if *concFlag != "" {
+		if concs, err = sweep.ParseRange(*concFlag); err != nil {
+			errs = append(errs, fmt.Errorf("--concurrency: %w", err))
+		} else {
+			base.Sessions.Concurrency = concs[0]
+		}
+		if base.Workload != "sessions" {
+			errs = append(errs, fmt.Errorf("--concurrency needs --workload sessions"))
+		}
+		if len(concs) > 1 && len(ns) > 1 {
+			errs = append(errs, fmt.Errorf("sweep either --n or --concurrency, not both (got %d and %d values)", len(ns), len(concs)))
+		}
+	}
 	if *jobs < 1 {
 		errs = append(errs, fmt.Errorf("--jobs %d must be ≥ 1", *jobs))
 	}
@@ -108,6 +123,9 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 		return usageError{err}
 	}
 	grid := sweep.Grid{Ns: ns, Policies: *pols, Seeds: *seeds, BaseSeed: *baseSeed, RateScales: *rates, Slices: *slices}
+	if len(concs) > 1 {
+		grid.Concurrencies = concs
+	}
 	if *slices {
 		if _, err := sweep.SliceSkips(base, *seeds); err != nil {
 			return usageError{err}
@@ -192,7 +210,8 @@ func progress(w io.Writer, quiet bool) func(done, total int, p sweep.Point) {
 }
 
 func printCrossovers(w io.Writer, m *sweepManifest, cross, comp []sweep.Crossover, dir string) error {
-	fmt.Fprintf(w, "routesim sweep: %s on %s, N %v, %d seeds, policies %s\n", m.Meta.Model, m.Meta.GPU, m.Grid.Ns, m.Grid.Seeds, strings.Join(m.Grid.Policies, ", "))
+	axis, values := m.Grid.Axis()
+	fmt.Fprintf(w, "routesim sweep: %s on %s, N %v, %d seeds, policies %s; crossover along %s %v\n", m.Meta.Model, m.Meta.GPU, m.Grid.Ns, m.Grid.Seeds, strings.Join(m.Grid.Policies, ", "), axis, values)
 	table := func(title string, cs []sweep.Crossover) {
 		fmt.Fprintf(w, "\ncrossover on %s:\n", title)
 		for _, c := range cs {

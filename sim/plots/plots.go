@@ -125,14 +125,15 @@ func filterRate(rs []sweep.Result, rate float64) []sweep.Result {
 
 // byPolicyN averages f over seeds per (policy, N); it also returns the
 // half-width of a 95 % normal interval of the mean (0 with one seed).
-func byPolicyN(rs []sweep.Result, f func(*sweep.Result) float64) map[string]map[int][2]float64 {
+func byPolicyN(rs []sweep.Result, g sweep.Grid, f func(*sweep.Result) float64) map[string]map[int][2]float64 {
 	vals := map[string]map[int][]float64{}
 	for i := range rs {
 		r := &rs[i]
 		if vals[r.Point.Policy] == nil {
 			vals[r.Point.Policy] = map[int][]float64{}
 		}
-		vals[r.Point.Policy][r.Point.N] = append(vals[r.Point.Policy][r.Point.N], f(r))
+		x := g.AxisValue(r.Point)
+		vals[r.Point.Policy][x] = append(vals[r.Point.Policy][x], f(r))
 	}
 	out := map[string]map[int][2]float64{}
 	for p, byN := range vals {
@@ -201,16 +202,17 @@ func LatencyVsCompleteness(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Pl
 	p := newPlot("Latency vs completeness: TTFT over what was served, against how much was served",
 		"completeness (completed / offered)", "TTFT p50 over completed (ms, log)", meta)
 	logY(p)
+	axisName, axis := g.Axis()
 	labelled := map[int]bool{}
-	for _, n := range pickNs(g.Ns, 5) {
+	for _, n := range pickNs(axis, 5) {
 		labelled[n] = true
 	}
-	comp := byPolicyN(rs, func(r *sweep.Result) float64 { return r.Summary.Completeness })
-	ttft := byPolicyN(rs, func(r *sweep.Result) float64 { return r.Summary.TTFTMs.Pct("p50") })
+	comp := byPolicyN(rs, g, func(r *sweep.Result) float64 { return r.Summary.Completeness })
+	ttft := byPolicyN(rs, g, func(r *sweep.Result) float64 { return r.Summary.TTFTMs.Pct("p50") })
 	for i, pol := range g.Policies {
 		var xys plotter.XYs
 		var labels []string
-		for _, n := range g.Ns {
+		for _, n := range axis {
 			c, t := comp[pol][n][0], ttft[pol][n][0]
 			if !finitePositive(t) {
 				continue
@@ -242,10 +244,10 @@ func LatencyVsCompleteness(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Pl
 			lab.TextStyle[j].YAlign = -0.5
 		}
 		p.Add(line, points, lab)
-		p.Legend.Add(pol+" (labels: N)", line, points)
+		p.Legend.Add(pol+" (labels: "+axisName+")", line, points)
 	}
-	if len(g.Ns) > 5 {
-		p.Title.Text += fmt.Sprintf("\nN from %d to %d along each curve; some points labelled", g.Ns[0], g.Ns[len(g.Ns)-1])
+	if len(axis) > 5 {
+		p.Title.Text += fmt.Sprintf("\n%s from %d to %d along each curve; some points labelled", axisName, axis[0], axis[len(axis)-1])
 	}
 	p.X.Min, p.X.Max = math.Min(p.X.Min-0.01, 0.95), 1.01
 	return p, nil
@@ -254,14 +256,15 @@ func LatencyVsCompleteness(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Pl
 // MetricVsN: the crossover metric per policy against N, mean over seeds
 // with a 95 % band.
 func MetricVsN(rs []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) (*plot.Plot, error) {
-	p := newPlot(m.Label+" vs cluster size", "N (workers)", m.Label, meta)
+	axisName, axis := g.Axis()
+	p := newPlot(m.Label+" vs "+axisLabel(axisName), axisLabel(axisName), m.Label, meta)
 	if !m.HigherBetter {
 		logY(p)
 	}
-	vals := byPolicyN(rs, m.Value)
+	vals := byPolicyN(rs, g, m.Value)
 	for i, pol := range g.Policies {
 		var mid, lo, hi plotter.XYs
-		for _, n := range g.Ns {
+		for _, n := range axis {
 			v := vals[pol][n]
 			if !m.HigherBetter && !finitePositive(v[0]) {
 				continue
@@ -300,6 +303,13 @@ func MetricVsN(rs []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) (*plo
 	return p, nil
 }
 
+func axisLabel(name string) string {
+	if name == "concurrency" {
+		return "concurrency (users)"
+	}
+	return "N (workers)"
+}
+
 // pickNs keeps at most k of the grid's N values, evenly spread.
 func pickNs(ns []int, k int) []int {
 	if len(ns) <= k {
@@ -312,12 +322,12 @@ func pickNs(ns []int, k int) []int {
 	return out
 }
 
-// firstSeed returns the lowest-seed result of (policy, n).
-func firstSeed(rs []sweep.Result, pol string, n int) *sweep.Result {
+// firstSeed returns the lowest-seed result of (policy, axis value x).
+func firstSeed(rs []sweep.Result, g sweep.Grid, pol string, x int) *sweep.Result {
 	var best *sweep.Result
 	for i := range rs {
 		r := &rs[i]
-		if r.Point.Policy == pol && r.Point.N == n && (best == nil || r.Point.Seed < best.Point.Seed) {
+		if r.Point.Policy == pol && g.AxisValue(r.Point) == x && (best == nil || r.Point.Seed < best.Point.Seed) {
 			best = r
 		}
 	}
@@ -332,8 +342,9 @@ func TTFTCDF(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Y.Min, p.Y.Max = 0, 1
-	for i, n := range pickNs(g.Ns, 6) {
-		r := firstSeed(rs, pol, n)
+	axisName, axis := g.Axis()
+	for i, n := range pickNs(axis, 6) {
+		r := firstSeed(rs, g, pol, n)
 		if r == nil || len(r.TTFTMs) == 0 {
 			continue
 		}
@@ -360,7 +371,7 @@ func TTFTCDF(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot
 		line.Color = plotutil.Color(i)
 		line.Dashes = plotutil.Dashes(i)
 		p.Add(line)
-		p.Legend.Add(fmt.Sprintf("N=%d", n), line)
+		p.Legend.Add(fmt.Sprintf("%s=%d", axisName, n), line)
 	}
 	p.Legend.Top, p.Legend.Left = false, false
 	return p, nil
@@ -372,8 +383,9 @@ func TTFTCDF(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot
 func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot, error) {
 	p := newPlot("TTFT by arrival decile (queue build-up): "+pol, "arrival decile of the trace", "mean TTFT of completed (ms, log)", meta)
 	logY(p)
-	for i, n := range pickNs(g.Ns, 6) {
-		r := firstSeed(rs, pol, n)
+	axisName, axis := g.Axis()
+	for i, n := range pickNs(axis, 6) {
+		r := firstSeed(rs, g, pol, n)
 		if r == nil || len(r.ArrivalS) == 0 {
 			continue
 		}
@@ -405,7 +417,7 @@ func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot
 		}
 		line.Color, points.Color, points.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
 		p.Add(line, points)
-		p.Legend.Add(fmt.Sprintf("N=%d", n), line, points)
+		p.Legend.Add(fmt.Sprintf("%s=%d", axisName, n), line, points)
 	}
 	return p, nil
 }
@@ -413,14 +425,15 @@ func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot
 // GPUUtil: every GPU's simulated NVML utilization against N (first seed),
 // per policy, with the per-policy mean as a line: spread shows skew.
 func GPUUtil(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Plot, error) {
-	p := newPlot("Per-GPU utilization (simulated NVML)", "N (workers)", "utilization (kernel time share)", meta)
+	axisName, axis := g.Axis()
+	p := newPlot("Per-GPU utilization (simulated NVML)", axisLabel(axisName), "utilization (kernel time share)", meta)
 	p.Y.Min, p.Y.Max = 0, 1
 	width := 0.6 / float64(max(len(g.Policies), 1))
 	for i, pol := range g.Policies {
 		var pts, mean plotter.XYs
 		off := (float64(i) - float64(len(g.Policies)-1)/2) * width
-		for _, n := range g.Ns {
-			r := firstSeed(rs, pol, n)
+		for _, n := range axis {
+			r := firstSeed(rs, g, pol, n)
 			if r == nil {
 				continue
 			}

@@ -236,12 +236,16 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 }
 
 // ForSeed returns the workload of one run with the given seed, and, for
-// closed-loop sessions, its users (fresh per run: they hold state).
-func (b *Built) ForSeed(seed uint64) (*sim.Workload, *session.Population) {
+// closed-loop sessions, its users (fresh per run: they hold state);
+// concurrency > 0 overrides the spec's number of users.
+func (b *Built) ForSeed(seed uint64, concurrency int) (*sim.Workload, *session.Population) {
 	if b.spec.Workload != "sessions" {
 		return b.Work, nil
 	}
 	cfg := b.spec.Sessions
+	if concurrency > 0 {
+		cfg.Concurrency = concurrency
+	}
 	cfg.Validate() // fills defaults; Build validated it
 	pop, wl := session.New(cfg, b.Config.Worker.BlockSize, seed)
 	return wl, pop
@@ -251,7 +255,7 @@ func (b *Built) ForSeed(seed uint64) (*sim.Workload, *session.Population) {
 func (b *Built) Run(seed uint64, pol policy.Policy) (*sim.Result, *session.Population, error) {
 	cfg := b.Config
 	cfg.Seed = seed
-	wl, pop := b.ForSeed(seed)
+	wl, pop := b.ForSeed(seed, 0)
 	if pop != nil {
 		cfg.FollowUp = pop
 	}

@@ -16,7 +16,7 @@ type Metric struct {
 }
 
 // MetricNames lists the metrics crossover detection understands.
-var MetricNames = []string{"ttft-p50", "ttft-p90", "ttft-offered-p50", "completeness", "goodput"}
+var MetricNames = []string{"ttft-p50", "ttft-p90", "ttft-p95", "ttft-offered-p50", "completeness", "goodput"}
 
 // MetricByName returns a metric; sloMs is the TTFT SLO for goodput.
 func MetricByName(name string, sloMs float64) (Metric, error) {
@@ -25,6 +25,8 @@ func MetricByName(name string, sloMs float64) (Metric, error) {
 		return Metric{name, "TTFT p50 over completed (ms)", false, func(r *Result) float64 { return orInf(r.Summary.TTFTMs.Pct("p50")) }}, nil
 	case "ttft-p90":
 		return Metric{name, "TTFT p90 over completed (ms)", false, func(r *Result) float64 { return orInf(r.Summary.TTFTMs.Pct("p90")) }}, nil
+	case "ttft-p95":
+		return Metric{name, "TTFT p95 over completed (ms)", false, func(r *Result) float64 { return orInf(r.Summary.TTFTMs.Pct("p95")) }}, nil
 	case "ttft-offered-p50":
 		return Metric{name, "TTFT p50 over offered, rejections = ∞ (ms)", false, func(r *Result) float64 {
 			if p := r.Summary.TTFTOfferedMs["p50"]; p != nil {
@@ -78,7 +80,9 @@ type Crossover struct {
 	CIHigh      int     `json:"ci_high"`
 	NoFlipShare float64 `json:"no_flip_share"`
 	Replicates  int     `json:"replicates"`
-	// Means per N of A and B (same order as Ns).
+	// Axis is what varies ("N" or "concurrency"); Ns its values. Means per
+	// value of A and B (same order).
+	Axis  string    `json:"axis"`
 	Ns    []int     `json:"n"`
 	MeanA []float64 `json:"mean_a"`
 	MeanB []float64 `json:"mean_b"`
@@ -88,20 +92,21 @@ type Crossover struct {
 type samples map[string][][]float64
 
 func collect(results []Result, g Grid, rate float64, m Metric) samples {
+	_, axis := g.Axis()
 	idx := map[int]int{}
-	for i, n := range g.Ns {
+	for i, n := range axis {
 		idx[n] = i
 	}
 	s := samples{}
 	for _, p := range g.Policies {
-		s[p] = make([][]float64, len(g.Ns))
+		s[p] = make([][]float64, len(axis))
 	}
 	for i := range results {
 		r := &results[i]
 		if r.Point.RateScale != rate {
 			continue
 		}
-		if ni, ok := idx[r.Point.N]; ok && s[r.Point.Policy] != nil {
+		if ni, ok := idx[g.AxisValue(r.Point)]; ok && s[r.Point.Policy] != nil {
 			s[r.Point.Policy][ni] = append(s[r.Point.Policy][ni], m.Value(r))
 		}
 	}
@@ -152,13 +157,14 @@ func flip(ma, mb []float64, higher bool) (first int, at int) {
 // across the two policies).
 func Crossovers(results []Result, g Grid, m Metric, replicates int, seed uint64) []Crossover {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	axisName, axis := g.Axis()
 	var out []Crossover
 	for _, rate := range g.RateScales {
 		s := collect(results, g, rate, m)
 		for i, a := range g.Policies {
 			for _, b := range g.Policies[i+1:] {
-				c := Crossover{Metric: m.Name, RateScale: rate, A: a, B: b, Ns: g.Ns, Replicates: replicates}
-				for ni := range g.Ns {
+				c := Crossover{Metric: m.Name, RateScale: rate, A: a, B: b, Axis: axisName, Ns: axis, Replicates: replicates}
+				for ni := range axis {
 					c.MeanA = append(c.MeanA, mean(s[a][ni]))
 					c.MeanB = append(c.MeanB, mean(s[b][ni]))
 				}
@@ -170,13 +176,13 @@ func Crossovers(results []Result, g Grid, m Metric, replicates int, seed uint64)
 					c.BetterFirst = b
 				}
 				if at >= 0 {
-					c.FlipN = g.Ns[at]
+					c.FlipN = axis[at]
 				}
 				var flips []int
 				for rep := 0; rep < replicates; rep++ {
 					ra, rb := resamplePaired(s[a], s[b], rng)
 					if _, at := flip(ra, rb, m.HigherBetter); at >= 0 {
-						flips = append(flips, g.Ns[at])
+						flips = append(flips, axis[at])
 					}
 				}
 				if replicates > 0 {
@@ -220,18 +226,22 @@ func resamplePaired(a, b [][]float64, rng *rand.Rand) (ra, rb []float64) {
 func (c Crossover) String() string {
 	pair := fmt.Sprintf("%s vs %s", c.A, c.B)
 	if c.BetterFirst == "" {
-		return fmt.Sprintf("%-40s no ranking (tied or undefined at every N)", pair)
+		return fmt.Sprintf("%-40s no ranking (tied or undefined everywhere in range)", pair)
 	}
 	other := c.A
 	if c.BetterFirst == c.A {
 		other = c.B
 	}
 	if c.FlipN == 0 {
-		return fmt.Sprintf("%-40s %s better at every N in range: no crossover (%.0f%% of bootstrap replicates never flip)",
+		return fmt.Sprintf("%-40s %s better everywhere in range: no crossover (%.0f%% of bootstrap replicates never flip)",
 			pair, c.BetterFirst, 100*c.NoFlipShare)
 	}
-	return fmt.Sprintf("%-40s %s better up to N=%d, %s from N=%d (95%% CI %d–%d; %.0f%% of replicates never flip)",
-		pair, c.BetterFirst, prevN(c.Ns, c.FlipN), other, c.FlipN, c.CILow, c.CIHigh, 100*c.NoFlipShare)
+	ax := c.Axis
+	if ax == "" {
+		ax = "N"
+	}
+	return fmt.Sprintf("%-40s %s better up to %s=%d, %s from %s=%d (95%% CI %d–%d; %.0f%% of replicates never flip)",
+		pair, c.BetterFirst, ax, prevN(c.Ns, c.FlipN), other, ax, c.FlipN, c.CILow, c.CIHigh, 100*c.NoFlipShare)
 }
 
 func prevN(ns []int, n int) int {

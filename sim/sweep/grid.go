@@ -67,6 +67,9 @@ type Grid struct {
 	Seeds      int       `json:"seeds"` // seeds base, base+1, …, base+Seeds-1
 	BaseSeed   uint64    `json:"base_seed"`
 	RateScales []float64 `json:"rate_scales"`
+	// Concurrencies, for closed-loop sessions, sweeps the number of users
+	// (with a single N): the crossover and plots then run along it.
+	Concurrencies []int `json:"concurrency,omitempty"`
 	// Slices makes seed k also replay its own window of the trace: the
 	// --first-request windows of the seeds are spread evenly over the
 	// requests left after --max-isl (--skip is then ignored).
@@ -75,30 +78,59 @@ type Grid struct {
 
 // Point is one run of a sweep.
 type Point struct {
-	N         int     `json:"n"`
-	Policy    string  `json:"policy"`
-	Seed      uint64  `json:"seed"`
-	RateScale float64 `json:"rate_scale"`
+	N           int     `json:"n"`
+	Policy      string  `json:"policy"`
+	Seed        uint64  `json:"seed"`
+	RateScale   float64 `json:"rate_scale"`
+	Concurrency int     `json:"concurrency,omitempty"` // closed-loop users; 0 = the base scenario's
 }
 
 // Key names a point's file.
 func (p Point) Key() string {
-	return fmt.Sprintf("rate=%s.n=%03d.policy=%s.seed=%d", strconv.FormatFloat(p.RateScale, 'g', -1, 64), p.N, p.Policy, p.Seed)
+	c := ""
+	if p.Concurrency > 0 {
+		c = fmt.Sprintf("c=%05d.", p.Concurrency)
+	}
+	return fmt.Sprintf("rate=%s.%sn=%03d.policy=%s.seed=%d", strconv.FormatFloat(p.RateScale, 'g', -1, 64), c, p.N, p.Policy, p.Seed)
 }
 
-// Points lists the grid in its fixed order: rate scale, N, policy, seed.
+// Points lists the grid in its fixed order: rate scale, concurrency, N,
+// policy, seed.
 func (g Grid) Points() []Point {
+	conc := g.Concurrencies
+	if len(conc) == 0 {
+		conc = []int{0}
+	}
 	var out []Point
 	for _, r := range g.RateScales {
-		for _, n := range g.Ns {
-			for _, p := range g.Policies {
-				for s := 0; s < g.Seeds; s++ {
-					out = append(out, Point{N: n, Policy: p, Seed: g.BaseSeed + uint64(s), RateScale: r})
+		for _, c := range conc {
+			for _, n := range g.Ns {
+				for _, p := range g.Policies {
+					for s := 0; s < g.Seeds; s++ {
+						out = append(out, Point{N: n, Policy: p, Seed: g.BaseSeed + uint64(s), RateScale: r, Concurrency: c})
+					}
 				}
 			}
 		}
 	}
 	return out
+}
+
+// Axis is the swept dimension crossovers and plots run along: the number
+// of users when a concurrency range is swept, else N.
+func (g Grid) Axis() (name string, values []int) {
+	if len(g.Concurrencies) > 1 {
+		return "concurrency", g.Concurrencies
+	}
+	return "N", g.Ns
+}
+
+// AxisValue is a point's coordinate on the grid's axis.
+func (g Grid) AxisValue(p Point) int {
+	if len(g.Concurrencies) > 1 {
+		return p.Concurrency
+	}
+	return p.N
 }
 
 // Shard selects every k-th point starting at i (0-based): a deterministic

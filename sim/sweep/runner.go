@@ -188,7 +188,7 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	if err != nil {
 		return err
 	}
-	wl, pop := b.ForSeed(p.Seed)
+	wl, pop := b.ForSeed(p.Seed, p.Concurrency)
 	if pop != nil {
 		cfg.FollowUp = pop
 	}

@@ -41,7 +41,7 @@ func TestParseRange(t *testing.T) {
 func TestGridOrderAndShards(t *testing.T) {
 	g := Grid{Ns: []int{2, 4}, Policies: []string{"a", "b"}, Seeds: 2, BaseSeed: 7, RateScales: []float64{1}}
 	pts := g.Points()
-	if len(pts) != 8 || pts[0] != (Point{2, "a", 7, 1}) || pts[1] != (Point{2, "a", 8, 1}) || pts[7] != (Point{4, "b", 8, 1}) {
+	if len(pts) != 8 || pts[0] != (Point{N: 2, Policy: "a", Seed: 7, RateScale: 1}) || pts[1] != (Point{N: 2, Policy: "a", Seed: 8, RateScale: 1}) || pts[7] != (Point{N: 4, Policy: "b", Seed: 8, RateScale: 1}) {
 		t.Fatalf("points %v", pts)
 	}
 	seen := map[int]int{}
@@ -74,7 +74,7 @@ func synthetic(ns []int, series map[string][][]float64) ([]Result, Grid) {
 		for ni, n := range ns {
 			for s, v := range series[pol][ni] {
 				d := sim.NewDist([]float64{v})
-				rs = append(rs, Result{Point: Point{n, pol, uint64(s), 1}, Summary: sim.Summary{TTFTMs: d, Completeness: 1}})
+				rs = append(rs, Result{Point: Point{N: n, Policy: pol, Seed: uint64(s), RateScale: 1}, Summary: sim.Summary{TTFTMs: d, Completeness: 1}})
 			}
 		}
 	}
