@@ -19,8 +19,12 @@ import (
 func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim run", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := scenario.Defaults()
+	f, err := scenarioBase(args, scenario.Defaults())
+	if err != nil {
+		return err
+	}
 	registerSim(fs, &f)
+	fs.String("scenario", "", "scenario file (JSON with the run's settings; flags override it), e.g. testdata/scenarios/*.json")
 	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json, profile_export.jsonl, nvml.csv and manifest.json to this directory")
 	decisions := fs.String("trace-decisions", "", "write every routing decision (reason, per-worker scores) to this file as JSON lines")
 	fs.Usage = func() {

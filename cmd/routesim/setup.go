@@ -195,3 +195,25 @@ func (v *turnsValue) Set(s string) error {
 }
 
 func (v *turnsValue) Type() string { return "range" }
+
+// scenarioBase returns base, or the --scenario file in args applied over
+// it, before the flags are parsed (flags then override the file).
+func scenarioBase(args []string, base scenario.Spec) (scenario.Spec, error) {
+	for i, a := range args {
+		path := ""
+		switch {
+		case a == "--scenario" && i+1 < len(args):
+			path = args[i+1]
+		case strings.HasPrefix(a, "--scenario="):
+			path = strings.TrimPrefix(a, "--scenario=")
+		default:
+			continue
+		}
+		s, err := scenario.Load(path, base)
+		if err != nil {
+			return base, fmt.Errorf("--scenario: %w", err)
+		}
+		return s, nil
+	}
+	return base, nil
+}

@@ -34,7 +34,10 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim sweep", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	base := sweepDefaults()
+	base, err := scenarioBase(args, sweepDefaults())
+	if err != nil {
+		return err
+	}
 	tmp := pflag.NewFlagSet("", pflag.ContinueOnError)
 	registerSim(tmp, &base)
 	tmp.VisitAll(func(f *pflag.Flag) {
@@ -42,7 +45,12 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 			fs.AddFlag(f)
 		}
 	})
-	nFlag := fs.String("n", "2..16", "cluster sizes: 2..16, 2..16:2 or 2,4,8")
+	fs.String("scenario", "", "scenario file (JSON with the base run's settings; flags override it)")
+	nDefault := "2..16"
+	if base.Description != "" { // a scenario file: its N unless --n says otherwise
+		nDefault = fmt.Sprint(base.N)
+	}
+	nFlag := fs.String("n", nDefault, "cluster sizes: 2..16, 2..16:2 or 2,4,8")
 	concFlag := fs.String("concurrency", "", "with --workload sessions: users, one value or a range (20..180:20) to sweep load at a single --n")
 	pols := fs.StringSlice("policy", []string{"round-robin", "kv-admission", "kv-backpressure"}, "policies to compare ("+joinNames(policy.Names())+")")
 	seeds := fs.Int("seeds", 5, "seeds per point (they vary service noise and router tie-breaks)")
@@ -134,6 +142,9 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	m := &sweepManifest{Tool: "routesim", Version: Version, Command: "sweep", Base: base, Grid: grid, Metric: *metric,
 		SLOTTFTMs: *slo, Bootstrap: *boot, PerRequest: *perReq, Profile: prof.Name,
 		Meta: plots.Meta{Trace: base.Trace, GPU: prof.GPU, Model: prof.Model, ProfileKind: prof.Kind}}
+	if base.Workload == "sessions" {
+		m.Meta.Trace = "closed-loop sessions"
+	}
 	if prev, err := readManifest(*out); err == nil && !sameSweep(prev, m) {
 		return usageError{fmt.Errorf("--out %s holds a different sweep (its manifest.json differs); use another directory", *out)}
 	}

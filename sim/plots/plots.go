@@ -188,8 +188,8 @@ func (ticks125) Ticks(lo, hi float64) []plot.Tick {
 			}
 		}
 	}
-	if len(out) < 2 {
-		return plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	if len(out) < 2 { // a narrow range: ordinary ticks read better
+		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
 	return out
 }

@@ -20,6 +20,8 @@ import (
 // Spec describes one run. The zero values of the numeric engine knobs mean
 // vLLM's defaults; Defaults returns the CLI's defaults.
 type Spec struct {
+	// Description says what the scenario reproduces (scenario files).
+	Description string `json:"description,omitempty"`
 	// Workload is "trace" (replay Trace open-loop) or "sessions"
 	// (closed-loop chat users described by Sessions).
 	Workload string         `json:"workload"`
