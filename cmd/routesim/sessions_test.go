@@ -35,3 +35,32 @@ func TestRunSessions(t *testing.T) {
 		}
 	}
 }
+
+func TestScenarioFileAndLoadSweep(t *testing.T) {
+	h100 := "../../testdata/scenarios/h100-llama70b-fp8-4xtp2-chat.json"
+	out, _, err := runCLI("run", "--scenario", h100, "--duration", "20", "--n", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "2 × H100-SXM5-80GB, Llama-3.1-70B tp2, policy kv") || !strings.Contains(out, "[roofline]") {
+		t.Errorf("scenario not applied, or --n not overriding it:\n%s", out)
+	}
+	dir := filepath.Join(t.TempDir(), "load")
+	out, _, err = runCLI("sweep", "--scenario", h100, "--duration", "20", "--concurrency", "10..30:10", "--policy", "round-robin,kv",
+		"--seeds", "2", "--metric", "ttft-p95", "--bootstrap", "20", "--quiet", "--out", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "crossover along concurrency [10 20 30]") {
+		t.Errorf("load sweep:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "plots", "metric-vs-n.png")); err != nil {
+		t.Error(err)
+	}
+	if _, _, err := runCLI("sweep", "--concurrency", "10..30:10"); err == nil || !strings.Contains(err.Error(), "--workload sessions") {
+		t.Errorf("--concurrency on a trace: %v", err)
+	}
+	if _, _, err := runCLI("run", "--scenario", filepath.Join(t.TempDir(), "none.json")); err == nil || exitCode(err) == 0 {
+		t.Errorf("missing scenario: %v", err)
+	}
+}
