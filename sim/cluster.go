@@ -21,6 +21,23 @@ type Result struct {
 	nvml *nvml
 }
 
+// After returns the result with only the requests that arrived at or
+// after warmup (a warm-up period excluded from the statistics); workers
+// and GPU samples still cover the whole run.
+func (r *Result) After(warmup Time) *Result {
+	if warmup <= 0 {
+		return r
+	}
+	out := *r
+	out.Records = nil
+	for _, rec := range r.Records {
+		if rec.Arrival >= warmup {
+			out.Records = append(out.Records, rec)
+		}
+	}
+	return &out
+}
+
 // GPUWindow samples the simulated NVML trace over a sampler window of the
 // given length from the first arrival (a sampler that kept running after
 // the run sees idle GPUs).

@@ -75,3 +75,14 @@ func TestSummaryCountsAndThroughput(t *testing.T) {
 		t.Errorf("offered p50 with half the requests rejected = %v, want undefined", *p)
 	}
 }
+
+func TestAfterWarmupDropsEarlyArrivals(t *testing.T) {
+	res := &Result{Records: []Record{{ID: 0, Arrival: 0}, {ID: 1, Arrival: 5 * Second}, {ID: 2, Arrival: 10 * Second}}}
+	got := res.After(5 * Second)
+	if len(got.Records) != 2 || got.Records[0].ID != 1 || len(res.Records) != 3 {
+		t.Errorf("after warm-up: %+v (original %d)", got.Records, len(res.Records))
+	}
+	if res.After(0) != res {
+		t.Error("no warm-up must return the result itself")
+	}
+}

@@ -40,6 +40,7 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.Float64Var(&s.GPUMemUtil, "gpu-memory-utilization", s.GPUMemUtil, "fraction of GPU memory vLLM may use")
 	fs.BoolVar(&s.PrefixCaching, "enable-prefix-caching", s.PrefixCaching, "reuse cached prompt blocks (--enable-prefix-caching=false to disable)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of every random stream in the run")
+	fs.Float64Var(&s.WarmupS, "warmup", s.WarmupS, "seconds at the start whose arrivals are left out of the statistics (they still load the cluster)")
 	fs.BoolVar(&s.CheckInvariants, "check-invariants", s.CheckInvariants, "check KV-cache invariants after every step (slow; for debugging)")
 	for _, d := range policy.ParamDocs {
 		registerParam(fs, &s.Policies, d)

@@ -53,6 +53,9 @@ type Spec struct {
 
 	Seed            uint64 `json:"seed"`
 	CheckInvariants bool   `json:"check_invariants"`
+	// WarmupS excludes requests arriving in the first WarmupS seconds
+	// from the statistics (they still load the cluster).
+	WarmupS float64 `json:"warmup_s,omitempty"`
 
 	Policies     policy.Params `json:"policy_params"`
 	KVEventLag   time.Duration `json:"kv_event_lag"`
@@ -113,6 +116,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.RateScale == 0 {
 		errs = append(errs, errors.New("--rate-scale must be > 0"))
+	}
+	if s.WarmupS < 0 || s.WarmupS != s.WarmupS {
+		errs = append(errs, fmt.Errorf("--warmup %g must be ≥ 0", s.WarmupS))
 	}
 	cat := model.DefaultCatalogue()
 	if _, err := cat.GPU(s.GPU); err != nil {
@@ -262,7 +268,10 @@ func (b *Built) Run(seed uint64, pol policy.Policy) (*sim.Result, *session.Popul
 		cfg.FollowUp = pop
 	}
 	res, err := sim.Run(cfg, wl, pol)
-	return res, pop, err
+	if err != nil {
+		return nil, pop, err
+	}
+	return res.After(sim.Time(b.spec.WarmupS * 1e9)), pop, nil
 }
 
 // InputError wraps a problem with an input file (as opposed to a bad

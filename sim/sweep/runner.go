@@ -196,6 +196,7 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	if err != nil {
 		return fmt.Errorf("point %s: %w", p.Key(), err)
 	}
+	res = res.After(sim.Time(r.Base.WarmupS * 1e9))
 	out := Result{Point: p, Summary: sim.Summarize(res, b.Profile)}
 	for i := range res.Records {
 		rec := &res.Records[i]
