@@ -64,3 +64,20 @@ func TestScenarioFileAndLoadSweep(t *testing.T) {
 		t.Errorf("missing scenario: %v", err)
 	}
 }
+
+func TestRunSyntheticOpenLoop(t *testing.T) {
+	out, _, err := runCLI("run", "--workload", "synthetic", "--requests", "300", "--rate", "4", "--arrival", "gamma",
+		"--prefix-groups", "2", "--prefix-tokens", "1024", "--n", "2", "--warmup", "10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "synthetic(gamma 4 req/s)") {
+		t.Errorf("summary:\n%s", out)
+	}
+	if _, _, err := runCLI("run", "--workload", "synthetic", "--requests", "10"); err == nil || !strings.Contains(err.Error(), "--rate 0") {
+		t.Errorf("synthetic without a rate: %v", err)
+	}
+	if _, _, err := runCLI("run", "--warmup", "-1"); err == nil || exitCode(err) != 2 {
+		t.Errorf("negative warm-up: %v", err)
+	}
+}

@@ -17,8 +17,9 @@ import (
 // registerSim binds the flags every simulating command shares to s, which
 // must hold scenario.Defaults(). Names follow vLLM and Dynamo.
 func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
-	fs.StringVar(&s.Workload, "workload", s.Workload, "trace (replay --trace open-loop) or sessions (closed-loop chat users, see --concurrency)")
+	fs.StringVar(&s.Workload, "workload", s.Workload, "trace (replay --trace), synthetic (open-loop stream, see --rate) or sessions (closed-loop chat users, see --concurrency)")
 	registerSessions(fs, &s.Sessions)
+	registerSynthetic(fs, &s.Synthetic)
 	fs.StringVar(&s.Trace, "trace", s.Trace, "Mooncake JSONL trace: a file (.jsonl or .jsonl.gz) or an embedded name ("+joinNames(workload.EmbeddedNames())+")")
 	fs.IntVar(&s.MaxISL, "max-isl", s.MaxISL, "drop requests with more input tokens (0 = keep all)")
 	fs.IntVar(&s.Skip, "skip", s.Skip, "skip the first K requests (after --max-isl)")
@@ -217,4 +218,18 @@ func scenarioBase(args []string, base scenario.Spec) (scenario.Spec, error) {
 		return s, nil
 	}
 	return base, nil
+}
+
+// registerSynthetic binds the open-loop generator's flags (--workload synthetic).
+func registerSynthetic(fs *pflag.FlagSet, y *workload.Synthetic) {
+	fs.IntVar(&y.Requests, "requests", y.Requests, "synthetic: number of requests")
+	fs.Float64Var(&y.RatePerS, "rate", y.RatePerS, "synthetic: mean arrivals per second (--rate-scale multiplies it)")
+	fs.StringVar(&y.Arrival, "arrival", y.Arrival, "synthetic: poisson or gamma arrivals (default poisson)")
+	fs.Float64Var(&y.ArrivalCV, "arrival-cv", y.ArrivalCV, "synthetic: gamma inter-arrival CV (default 2)")
+	fs.Float64Var(&y.ISLMean, "isl-mean", y.ISLMean, "synthetic: mean input tokens after the shared prefix, lognormal (default 2000)")
+	fs.Float64Var(&y.ISLCV, "isl-cv", y.ISLCV, "synthetic: input length CV (default 0.5)")
+	fs.Float64Var(&y.OSLMean, "osl-mean", y.OSLMean, "synthetic: mean output tokens, lognormal (default 200)")
+	fs.Float64Var(&y.OSLCV, "osl-cv", y.OSLCV, "synthetic: output length CV (default 0.5)")
+	fs.IntVar(&y.PrefixGroups, "prefix-groups", y.PrefixGroups, "synthetic: number of shared prompt prefixes (0 = none)")
+	fs.IntVar(&y.PrefixTokens, "prefix-tokens", y.PrefixTokens, "synthetic: tokens of each shared prefix")
 }

@@ -22,10 +22,12 @@ import (
 type Spec struct {
 	// Description says what the scenario reproduces (scenario files).
 	Description string `json:"description,omitempty"`
-	// Workload is "trace" (replay Trace open-loop) or "sessions"
-	// (closed-loop chat users described by Sessions).
-	Workload string         `json:"workload"`
-	Sessions session.Config `json:"sessions"`
+	// Workload is "trace" (replay Trace open-loop), "synthetic" (an
+	// open-loop stream drawn from Synthetic) or "sessions" (closed-loop
+	// chat users described by Sessions).
+	Workload  string             `json:"workload"`
+	Sessions  session.Config     `json:"sessions"`
+	Synthetic workload.Synthetic `json:"synthetic"`
 
 	Trace     string  `json:"trace"`
 	MaxISL    int     `json:"max_isl"`
@@ -111,8 +113,12 @@ func (s *Spec) Validate() error {
 		if err := s.Sessions.Validate(); err != nil {
 			errs = append(errs, err)
 		}
+	case "synthetic":
+		if err := s.Synthetic.Validate(); err != nil {
+			errs = append(errs, err)
+		}
 	default:
-		errs = append(errs, fmt.Errorf("--workload %q: want trace or sessions", s.Workload))
+		errs = append(errs, fmt.Errorf("--workload %q: want trace, synthetic or sessions", s.Workload))
 	}
 	if s.RateScale == 0 {
 		errs = append(errs, errors.New("--rate-scale must be > 0"))
@@ -227,8 +233,12 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	if s.Workload == "sessions" {
 		return built, nil
 	}
-	raw, err := workload.Open(s.Trace)
-	if err != nil {
+	var raw *workload.Trace
+	if s.Workload == "synthetic" {
+		// Drawn once per spec seed: every point of a sweep replays the
+		// same stream, as with a trace; seeds then vary service noise.
+		raw = s.Synthetic.Generate(sim.Stream(s.Seed, "workload"))
+	} else if raw, err = workload.Open(s.Trace); err != nil {
 		return nil, &InputError{err}
 	}
 	tr, err := raw.Apply(s.filter())
