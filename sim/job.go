@@ -21,6 +21,10 @@ type Job struct {
 	// name prompt blocks only.
 	Blocks       []uint64
 	PromptBlocks int
+	// Session and Delay come from a trace's session_id and delay: a later
+	// turn is sent Delay after the previous turn of its session ended.
+	Session string
+	Delay   Time
 }
 
 // prompt returns the hashes of the prompt's full blocks.
@@ -67,6 +71,8 @@ func Prepare(t *workload.Trace, blockSize int) (*Workload, error) {
 			OutputTokens: r.OutputTokens,
 			Blocks:       backing[start:len(backing):len(backing)],
 			PromptBlocks: len(backing) - start,
+			Session:      r.Session,
+			Delay:        Time(r.DelayNs),
 		}
 	}
 	return wl, nil

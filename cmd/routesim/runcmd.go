@@ -71,9 +71,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if pop != nil {
-		ps := pop.Stats()
-		_, err = fmt.Fprintf(stdout, "sessions: %d started, %d completed, %d ended by a refused turn, %d cut by --duration\n",
-			ps.Started, ps.Completed, ps.Rejected, ps.Cut)
+		_, err = fmt.Fprintln(stdout, pop.Report())
 	}
 	return err
 }

@@ -81,3 +81,13 @@ func TestRunSyntheticOpenLoop(t *testing.T) {
 		t.Errorf("negative warm-up: %v", err)
 	}
 }
+
+func TestRunTraceWithSessions(t *testing.T) {
+	out, _, err := runCLI("run", "--trace", "../../testdata/traces/sessions_small.jsonl", "--n", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "trace sessions: 2 sessions, 4 later turns sent closed-loop, 0 never sent") {
+		t.Errorf("summary:\n%s", out)
+	}
+}

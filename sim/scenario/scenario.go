@@ -253,11 +253,23 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	return built, nil
 }
 
-// ForSeed returns the workload of one run with the given seed, and, for
-// closed-loop sessions, its users (fresh per run: they hold state);
-// concurrency > 0 overrides the spec's number of users.
-func (b *Built) ForSeed(seed uint64, concurrency int) (*sim.Workload, *session.Population) {
+// ClosedLoop is a run's closed-loop clients: sim.FollowUp plus a
+// one-line account of them for summaries.
+type ClosedLoop interface {
+	sim.FollowUp
+	Report() string
+}
+
+// ForSeed returns the workload of one run with the given seed, and its
+// closed-loop clients, if any (fresh per run: they hold state): session
+// users, or a trace's sessions; concurrency > 0 overrides the spec's
+// number of users.
+func (b *Built) ForSeed(seed uint64, concurrency int) (*sim.Workload, ClosedLoop) {
 	if b.spec.Workload != "sessions" {
+		if b.Work != nil && session.HasSessions(b.Work) {
+			r, wl := session.NewReplay(b.Work)
+			return wl, r
+		}
 		return b.Work, nil
 	}
 	cfg := b.spec.Sessions
@@ -270,7 +282,7 @@ func (b *Built) ForSeed(seed uint64, concurrency int) (*sim.Workload, *session.P
 }
 
 // Run simulates b once with seed and policy pol.
-func (b *Built) Run(seed uint64, pol policy.Policy) (*sim.Result, *session.Population, error) {
+func (b *Built) Run(seed uint64, pol policy.Policy) (*sim.Result, ClosedLoop, error) {
 	cfg := b.Config
 	cfg.Seed = seed
 	wl, pop := b.ForSeed(seed, 0)

@@ -29,6 +29,12 @@ type Request struct {
 	InputTokens  int     // ISL
 	OutputTokens int     // requested OSL (AIPerf sends it as max_tokens)
 	HashIDs      []int64 // one id per 512-token prompt block
+	// Session groups the turns of one conversation ("" = a standalone
+	// request). A later turn is sent DelayNs after the previous turn of its
+	// session ended; DelayNs is the line's "delay" (ms) if given, else the
+	// recorded gap since that previous turn's timestamp.
+	Session string
+	DelayNs int64
 }
 
 // Trace is an ordered list of requests with non-decreasing arrivals.
@@ -57,10 +63,12 @@ func (e *Error) Error() string {
 }
 
 type mooncakeLine struct {
-	Timestamp    *float64 `json:"timestamp"`
-	InputLength  *int64   `json:"input_length"`
-	OutputLength *int64   `json:"output_length"`
-	HashIDs      *[]int64 `json:"hash_ids"`
+	Session      json.RawMessage `json:"session_id"`
+	Delay        *float64        `json:"delay"`
+	Timestamp    *float64        `json:"timestamp"`
+	InputLength  *int64          `json:"input_length"`
+	OutputLength *int64          `json:"output_length"`
+	HashIDs      *[]int64        `json:"hash_ids"`
 }
 
 // ReadMooncake parses a Mooncake JSONL trace. name labels errors (usually
@@ -71,6 +79,7 @@ func ReadMooncake(r io.Reader, name string) (*Trace, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
 	t := &Trace{Name: name}
 	var prevTs float64
+	lastTs := map[string]float64{} // per session: the previous turn's timestamp
 	line := 0
 	for sc.Scan() {
 		line++
@@ -87,6 +96,15 @@ func ReadMooncake(r io.Reader, name string) (*Trace, error) {
 				fmt.Sprintf("%g ms is earlier than the previous line's %g ms (timestamps must not decrease)", ts, prevTs)}
 		}
 		prevTs = ts
+		if req.Session != "" {
+			if last, ok := lastTs[req.Session]; ok && req.DelayNs < 0 {
+				req.DelayNs = int64(math.Round((ts - last) * 1e6))
+			}
+			lastTs[req.Session] = ts
+		}
+		if req.DelayNs < 0 {
+			req.DelayNs = 0
+		}
 		t.Requests = append(t.Requests, req)
 	}
 	if err := sc.Err(); err != nil {
@@ -145,7 +163,29 @@ func parseMooncakeLine(b []byte, name string, line int) (Request, float64, error
 			return fail("hash_ids", "id %d at index %d must be ≥ 0", id, i)
 		}
 	}
+	session := ""
+	if len(m.Session) > 0 && string(m.Session) != "null" {
+		var str string
+		var num json.Number
+		switch {
+		case json.Unmarshal(m.Session, &str) == nil && str != "":
+			session = str
+		case json.Unmarshal(m.Session, &num) == nil:
+			session = num.String()
+		default:
+			return fail("session_id", "%s must be a non-empty string or a number", m.Session)
+		}
+	}
+	delay := int64(-1)
+	if m.Delay != nil {
+		if d := *m.Delay; d < 0 || math.IsNaN(d) || d > maxTimestampMs {
+			return fail("delay", "%g ms must be in [0, %g]", d, maxTimestampMs)
+		}
+		delay = int64(math.Round(*m.Delay * 1e6))
+	}
 	return Request{
+		Session:      session,
+		DelayNs:      delay,
 		Line:         line,
 		ArrivalNs:    int64(math.Round(ts * 1e6)),
 		InputTokens:  int(isl),

@@ -52,6 +52,8 @@ func TestReadMooncakeErrorsArePositioned(t *testing.T) {
 		{"hash count", `{"timestamp": 1, "input_length": 513, "output_length": 5, "hash_ids": [0]}`, "t.jsonl:1: hash_ids: has 1 ids, want ceil(input_length/512) = 2"},
 		{"negative hash", `{"timestamp": 1, "input_length": 5, "output_length": 5, "hash_ids": [-3]}`, "t.jsonl:1: hash_ids: id -3 at index 0"},
 		{"decreasing time", `{"timestamp": 5, "input_length": 4, "output_length": 5, "hash_ids": [0]}` + "\n" + ok, "t.jsonl:2: timestamp: 0 ms is earlier than the previous line's 5 ms"},
+		{"bad session", `{"session_id": [1], "timestamp": 1, "input_length": 5, "output_length": 5, "hash_ids": [0]}`, "t.jsonl:1: session_id: [1] must be a non-empty string or a number"},
+		{"negative delay", `{"session_id": "a", "delay": -5, "timestamp": 1, "input_length": 5, "output_length": 5, "hash_ids": [0]}`, "t.jsonl:1: delay: -5 ms must be in"},
 		{"empty", "", "t.jsonl: trace has no requests"},
 		{"blank only", "\n \n", "t.jsonl: trace has no requests"},
 	} {
