@@ -91,3 +91,23 @@ func TestRunTraceWithSessions(t *testing.T) {
 		t.Errorf("summary:\n%s", out)
 	}
 }
+
+func TestRateSweep(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rate")
+	out, _, err := runCLI("sweep", "--workload", "synthetic", "--requests", "200", "--rate", "2..6:2", "--n", "2",
+		"--policy", "round-robin,kv", "--seeds", "2", "--metric", "goodput", "--slo-ttft", "500", "--bootstrap", "20", "--quiet", "--out", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "crossover along rate [2 4 6]") {
+		t.Errorf("rate sweep:\n%s", out)
+	}
+	for _, bad := range [][]string{
+		{"sweep", "--rate", "2..6"},
+		{"sweep", "--workload", "synthetic", "--requests", "10", "--rate", "2..6", "--n", "2..4"},
+	} {
+		if _, _, err := runCLI(bad...); err == nil || exitCode(err) != 2 {
+			t.Errorf("%v: %v", bad, err)
+		}
+	}
+}

@@ -41,7 +41,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	tmp := pflag.NewFlagSet("", pflag.ContinueOnError)
 	registerSim(tmp, &base)
 	tmp.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "n" && f.Name != "policy" && f.Name != "rate-scale" && f.Name != "seed" && f.Name != "concurrency" {
+		if f.Name != "n" && f.Name != "policy" && f.Name != "rate-scale" && f.Name != "seed" && f.Name != "concurrency" && f.Name != "rate" {
 			fs.AddFlag(f)
 		}
 	})
@@ -51,6 +51,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 		nDefault = fmt.Sprint(base.N)
 	}
 	nFlag := fs.String("n", nDefault, "cluster sizes: 2..16, 2..16:2 or 2,4,8")
+	rateFlag := fs.String("rate", "", "with --workload synthetic: arrivals per second, one value or a range (2..10:2) to sweep load at a single --n")
 	concFlag := fs.String("concurrency", "", "with --workload sessions: users, one value or a range (20..180:20) to sweep load at a single --n")
 	pols := fs.StringSlice("policy", []string{"round-robin", "kv-admission", "kv-backpressure"}, "policies to compare ("+joinNames(policy.Names())+")")
 	seeds := fs.Int("seeds", 5, "seeds per point (they vary service noise and router tie-breaks)")
@@ -115,6 +116,20 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if _, err := sweep.MetricByName(*metric, *slo); err != nil {
 		errs = append(errs, fmt.Errorf("--metric: %w", err))
 	}
+	var arrivals []int
+	if *rateFlag != "" {
+		if arrivals, err = sweep.ParseRange(*rateFlag); err != nil {
+			errs = append(errs, fmt.Errorf("--rate: %w", err))
+		} else {
+			base.Synthetic.RatePerS = float64(arrivals[0])
+		}
+		if base.Workload != "synthetic" {
+			errs = append(errs, fmt.Errorf("--rate needs --workload synthetic (for traces use --rate-scale)"))
+		}
+		if len(arrivals) > 1 && (len(ns) > 1 || len(concs) > 1) {
+			errs = append(errs, fmt.Errorf("sweep one of --n, --concurrency or --rate at a time"))
+		}
+	}
 	shard, err := sweep.ParseShard(*shardFlag)
 	if err != nil {
 		errs = append(errs, err)
@@ -131,6 +146,9 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 		return usageError{err}
 	}
 	grid := sweep.Grid{Ns: ns, Policies: *pols, Seeds: *seeds, BaseSeed: *baseSeed, RateScales: *rates, Slices: *slices}
+	if len(arrivals) > 1 {
+		grid.Rates = arrivals
+	}
 	if len(concs) > 1 {
 		grid.Concurrencies = concs
 	}
@@ -142,8 +160,11 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	m := &sweepManifest{Tool: "routesim", Version: Version, Command: "sweep", Base: base, Grid: grid, Metric: *metric,
 		SLOTTFTMs: *slo, Bootstrap: *boot, PerRequest: *perReq, Profile: prof.Name,
 		Meta: plots.Meta{Trace: base.Trace, GPU: prof.GPU, Model: prof.Model, ProfileKind: prof.Kind}}
-	if base.Workload == "sessions" {
+	switch base.Workload {
+	case "sessions":
 		m.Meta.Trace = "closed-loop sessions"
+	case "synthetic":
+		m.Meta.Trace = "synthetic open loop (" + base.Synthetic.Arrival + ")"
 	}
 	if prev, err := readManifest(*out); err == nil && !sameSweep(prev, m) {
 		return usageError{fmt.Errorf("--out %s holds a different sweep (its manifest.json differs); use another directory", *out)}

@@ -304,8 +304,11 @@ func MetricVsN(rs []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) (*plo
 }
 
 func axisLabel(name string) string {
-	if name == "concurrency" {
+	switch name {
+	case "concurrency":
 		return "concurrency (users)"
+	case "rate":
+		return "arrival rate (requests/s)"
 	}
 	return "N (workers)"
 }

@@ -70,6 +70,9 @@ type Grid struct {
 	// Concurrencies, for closed-loop sessions, sweeps the number of users
 	// (with a single N): the crossover and plots then run along it.
 	Concurrencies []int `json:"concurrency,omitempty"`
+	// Rates, for the synthetic open-loop workload, sweeps the arrival rate
+	// in requests per second (with a single N): the axis of the sweep.
+	Rates []int `json:"rate,omitempty"`
 	// Slices makes seed k also replay its own window of the trace: the
 	// --first-request windows of the seeds are spread evenly over the
 	// requests left after --max-isl (--skip is then ignored).
@@ -83,6 +86,7 @@ type Point struct {
 	Seed        uint64  `json:"seed"`
 	RateScale   float64 `json:"rate_scale"`
 	Concurrency int     `json:"concurrency,omitempty"` // closed-loop users; 0 = the base scenario's
+	Rate        int     `json:"rate,omitempty"`        // synthetic arrivals per second; 0 = the base scenario's
 }
 
 // Key names a point's file.
@@ -91,23 +95,30 @@ func (p Point) Key() string {
 	if p.Concurrency > 0 {
 		c = fmt.Sprintf("c=%05d.", p.Concurrency)
 	}
+	if p.Rate > 0 {
+		c += fmt.Sprintf("r=%05d.", p.Rate)
+	}
 	return fmt.Sprintf("rate=%s.%sn=%03d.policy=%s.seed=%d", strconv.FormatFloat(p.RateScale, 'g', -1, 64), c, p.N, p.Policy, p.Seed)
 }
 
-// Points lists the grid in its fixed order: rate scale, concurrency, N,
-// policy, seed.
+// Points lists the grid in its fixed order: rate scale, concurrency, rate,
+// N, policy, seed.
 func (g Grid) Points() []Point {
-	conc := g.Concurrencies
-	if len(conc) == 0 {
-		conc = []int{0}
+	orZero := func(xs []int) []int {
+		if len(xs) == 0 {
+			return []int{0}
+		}
+		return xs
 	}
 	var out []Point
 	for _, r := range g.RateScales {
-		for _, c := range conc {
-			for _, n := range g.Ns {
-				for _, p := range g.Policies {
-					for s := 0; s < g.Seeds; s++ {
-						out = append(out, Point{N: n, Policy: p, Seed: g.BaseSeed + uint64(s), RateScale: r, Concurrency: c})
+		for _, c := range orZero(g.Concurrencies) {
+			for _, rate := range orZero(g.Rates) {
+				for _, n := range g.Ns {
+					for _, p := range g.Policies {
+						for s := 0; s < g.Seeds; s++ {
+							out = append(out, Point{N: n, Policy: p, Seed: g.BaseSeed + uint64(s), RateScale: r, Concurrency: c, Rate: rate})
+						}
 					}
 				}
 			}
@@ -117,18 +128,24 @@ func (g Grid) Points() []Point {
 }
 
 // Axis is the swept dimension crossovers and plots run along: the number
-// of users when a concurrency range is swept, else N.
+// of users or the arrival rate when one of those is swept, else N.
 func (g Grid) Axis() (name string, values []int) {
-	if len(g.Concurrencies) > 1 {
+	switch {
+	case len(g.Concurrencies) > 1:
 		return "concurrency", g.Concurrencies
+	case len(g.Rates) > 1:
+		return "rate", g.Rates
 	}
 	return "N", g.Ns
 }
 
 // AxisValue is a point's coordinate on the grid's axis.
 func (g Grid) AxisValue(p Point) int {
-	if len(g.Concurrencies) > 1 {
+	switch {
+	case len(g.Concurrencies) > 1:
 		return p.Concurrency
+	case len(g.Rates) > 1:
+		return p.Rate
 	}
 	return p.N
 }

@@ -113,9 +113,10 @@ feed:
 }
 
 type buildKey struct {
-	rate   float64
-	policy string
-	slice  int
+	rate    float64
+	policy  string
+	slice   int
+	arrival int // synthetic req/s (0 = the base's)
 }
 
 // builds prepares the workload and config once per (rate scale, policy,
@@ -128,17 +129,26 @@ func (r *Runner) builds() (map[buildKey]*scenario.Built, error) {
 			return nil, err
 		}
 	}
+	arrivals := r.Grid.Rates
+	if len(arrivals) == 0 {
+		arrivals = []int{0}
+	}
 	out := map[buildKey]*scenario.Built{}
 	for _, rate := range r.Grid.RateScales {
 		for _, pol := range r.Grid.Policies {
 			for k, skip := range skips {
-				s := r.Base
-				s.RateScale, s.Policy, s.Skip = rate, pol, skip
-				b, err := s.Build(nil)
-				if err != nil {
-					return nil, err
+				for _, arr := range arrivals {
+					s := r.Base
+					s.RateScale, s.Policy, s.Skip = rate, pol, skip
+					if arr > 0 {
+						s.Synthetic.RatePerS = float64(arr)
+					}
+					b, err := s.Build(nil)
+					if err != nil {
+						return nil, err
+					}
+					out[buildKey{rate, pol, k, arr}] = b
 				}
-				out[buildKey{rate, pol, k}] = b
 			}
 		}
 	}
@@ -179,7 +189,7 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	if r.Grid.Slices {
 		slice = int(p.Seed - r.Grid.BaseSeed)
 	}
-	b := builds[buildKey{p.RateScale, p.Policy, slice}]
+	b := builds[buildKey{p.RateScale, p.Policy, slice, p.Rate}]
 	cfg := b.Config
 	cfg.Workers, cfg.Seed = p.N, p.Seed
 	s := r.Base
