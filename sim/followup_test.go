@@ -35,12 +35,12 @@ func (c *chatClients) job(prev *Job, at Time) *Job {
 	}
 	for len(blocks) < isl/c.blockSize {
 		c.next++
-		blocks = append(blocks, mix(0xc0ffee, c.next))
+		blocks = append(blocks, Mix(0xc0ffee, c.next))
 	}
 	prompt := len(blocks)
 	for len(blocks) < (isl+out)/c.blockSize {
 		c.next++
-		blocks = append(blocks, mix(0xbeef, c.next))
+		blocks = append(blocks, Mix(0xbeef, c.next))
 	}
 	return &Job{Arrival: at, InputTokens: isl, OutputTokens: out, Blocks: blocks, PromptBlocks: prompt}
 }

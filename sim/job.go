@@ -58,9 +58,9 @@ func Prepare(t *workload.Trace, blockSize int) (*Workload, error) {
 		start := len(backing)
 		var chain uint64
 		for k, id := range r.HashIDs {
-			chain = mix(chain, uint64(id))
+			chain = Mix(chain, uint64(id))
 			for j := 0; j < per && k*per+j < full; j++ {
-				backing = append(backing, mix(chain, uint64(j)+1))
+				backing = append(backing, Mix(chain, uint64(j)+1))
 			}
 		}
 		wl.Jobs[i] = Job{
@@ -85,8 +85,9 @@ func checkBlockSize(b int) error {
 	return nil
 }
 
-// mix combines a running hash with a value (splitmix64 finaliser).
-func mix(h, v uint64) uint64 {
+// Mix combines a running hash with a value (a splitmix64 finaliser): the
+// one hash routesim chains block contents with.
+func Mix(h, v uint64) uint64 {
 	x := h ^ (v + 0x9e3779b97f4a7c15 + h<<6 + h>>2)
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/routesim/routesim/sim"
 )
 
 // Config describes the population. Zero values take the defaults noted.
@@ -120,11 +122,4 @@ func blockHashes(segs []segment, blockSize int) []uint64 {
 	return out
 }
 
-func mix(h, v uint64) uint64 {
-	x := h ^ (v + 0x9e3779b97f4a7c15 + h<<6 + h>>2)
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
-}
+func mix(h, v uint64) uint64 { return sim.Mix(h, v) }
