@@ -34,7 +34,7 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"run":       {"simulate one trace on one cluster and print its summary", runCmd},
+		"run":       {"simulate one workload on one cluster and print its summary", runCmd},
 		"sweep":     {"run N × policy × seed grids in parallel, find crossovers, write tables and plots", sweepCmd},
 		"merge":     {"join the outputs of sharded sweeps", mergeCmd},
 		"plot":      {"redraw a sweep's plots from its outputs", plotCmd},
