@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/routesim/routesim/sim/export"
 	"github.com/routesim/routesim/sim/plots"
 	"github.com/routesim/routesim/sim/sweep"
 )
@@ -28,15 +29,7 @@ func writeShardManifest(dir string, m *sweepManifest, s sweep.Shard) error {
 		files["shard.json"] = s
 	}
 	for name, v := range files {
-		b, err := jsonString(v)
-		if err != nil {
-			return err
-		}
-		tmp := filepath.Join(dir, "."+name+".tmp")
-		if err := os.WriteFile(tmp, []byte(b), 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		if err := export.WriteFile(filepath.Join(dir, name), func(w io.Writer) error { return writeJSON(w, v) }); err != nil {
 			return err
 		}
 	}
@@ -84,11 +77,10 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			dst := filepath.Join(sweep.PointsDir(out), e.Name())
-			if err := os.WriteFile(dst+".tmp", b, 0o644); err != nil {
+			if err := export.WriteFile(filepath.Join(sweep.PointsDir(out), e.Name()), func(w io.Writer) error {
+				_, err := w.Write(b)
 				return err
-			}
-			if err := os.Rename(dst+".tmp", dst); err != nil {
+			}); err != nil {
 				return err
 			}
 		}

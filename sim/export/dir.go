@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -85,4 +86,29 @@ func (d *Dir) Abort() {
 	if d.created {
 		os.Remove(d.path) // fails, harmlessly, if anything else is inside
 	}
+}
+
+// WriteFile writes one file atomically: write fills a temporary beside
+// path, which replaces path only if writing and closing succeeded.
+func WriteFile(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

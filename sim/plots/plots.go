@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/routesim/routesim/sim/export"
 	"github.com/routesim/routesim/sim/sweep"
 )
 
@@ -44,22 +45,10 @@ func Save(dir string, figs []Figure) error {
 	}
 	for _, f := range figs {
 		for _, ext := range []string{"png", "svg"} {
-			path := filepath.Join(dir, f.Name+"."+ext)
-			tmp := path + ".tmp"
-			w, err := os.Create(tmp)
-			if err != nil {
+			if err := export.WriteFile(filepath.Join(dir, f.Name+"."+ext), func(w io.Writer) error {
+				return Render(w, f.Plot, ext)
+			}); err != nil {
 				return err
-			}
-			err = Render(w, f.Plot, ext)
-			if cerr := w.Close(); err == nil {
-				err = cerr
-			}
-			if err == nil {
-				err = os.Rename(tmp, path)
-			}
-			if err != nil {
-				os.Remove(tmp)
-				return fmt.Errorf("plot %s: %w", path, err)
 			}
 		}
 	}

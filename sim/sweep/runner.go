@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/sim/export"
 	"github.com/routesim/routesim/sim/scenario"
 	"github.com/routesim/routesim/sim/workload"
 )
@@ -220,25 +222,9 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	if r.PerRequest {
 		out.Records = res.Records
 	}
-	return writeAtomic(filepath.Join(PointsDir(r.Dir), p.Key()+".json"), out)
-}
-
-func writeAtomic(path string, v any) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(f)
-	if err := enc.Encode(v); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return export.WriteFile(filepath.Join(PointsDir(r.Dir), p.Key()+".json"), func(w io.Writer) error {
+		return json.NewEncoder(w).Encode(out)
+	})
 }
 
 // Load reads the given points' results from dir, in the given order.
