@@ -2,6 +2,7 @@ package calib_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -24,10 +25,11 @@ func ExampleFit() {
 	// AIPerf as profile_export.jsonl (here: by routesim, from known truth).
 	setup := scenario.Defaults()
 	setup.Trace, setup.MaxISL, setup.First, setup.N, setup.RateScale = "arxiv-window", 16384, 200, 4, 0.1
-	// The "truth": the built-in profile with four coefficients changed.
+	// The "truth": the built-in kernel profile with four coefficients
+	// changed.
 	dep, _ := setup.Deployment()
-	truth := *model.ProfileFor(dep)
-	truth.StepBaseNs, truth.PrefillNsPerToken, truth.DecodeNsPerCtxToken, truth.FrontendNs, truth.NoiseSigma = 15e6, 70e3, 120, 4e6, 0
+	truth := *model.ProfileFor(dep, false)
+	truth.StepBaseNs, truth.LinearScale, truth.DecodeNsPerCtxToken, truth.FrontendNs, truth.NoiseSigma = 9e6, 1.1, 140, 4e6, 0
 	b, _ := setup.Build(&truth)
 	pol, _ := setup.NewPolicy()
 	res, _ := sim.Run(b.Config, b.Work, pol)
@@ -36,7 +38,7 @@ func ExampleFit() {
 	f.Close()
 
 	// The spec names the run's setup and files; the fit starts from the
-	// deployment's built-in profile.
+	// deployment's built-in profile, which is also the prior's centre.
 	spec := fmt.Sprintf(`{"name": "example", "runs": [{"name": "run1", "arm": "rr",
 		"setup": {"trace": "arxiv-window", "max_isl": 16384, "first": 200, "n": 4, "rate_scale": 0.1},
 		"aiperf_records": "profile_export.jsonl"}]}`)
@@ -53,8 +55,19 @@ func ExampleFit() {
 		return
 	}
 	p := fit.Profile
-	fmt.Printf("step base %.1f ms, prefill %.0f µs/token, KV read %.0f ns/token, frontend %.1f ms\n",
-		p.StepBaseNs/1e6, p.PrefillNsPerToken/1e3, p.DecodeNsPerCtxToken, p.FrontendNs/1e6)
+	fmt.Printf("step base %.1f ms, layers at %.2f× their measured kernels, KV read %.0f ns/token, frontend %.1f ms\n",
+		p.StepBaseNs/1e6, p.LinearScale, p.DecodeNsPerCtxToken, p.FrontendNs/1e6)
+	// The MAP estimate sits between the prior (the built-in profile) and
+	// the run; the posterior says how far each coefficient is pinned.
+	for i, name := range p.Posterior.Params {
+		if name == "step_base_ns" || name == "decode_ns_per_ctx_token" {
+			fmt.Printf("%s: ±%.0f%% (prior ±%.0f%%)\n", name, 100*(math.Exp(p.Posterior.SD()[i])-1), 100*(math.Exp(p.Posterior.PriorSDLog[i])-1))
+		}
+	}
+	// The truth (9.0 ms, 1.10×, 140 ns, 4.0 ms) lies within a posterior sd.
+
 	// Output:
-	// step base 15.0 ms, prefill 70 µs/token, KV read 120 ns/token, frontend 4.0 ms
+	// step base 9.5 ms, layers at 1.06× their measured kernels, KV read 129 ns/token, frontend 5.5 ms
+	// step_base_ns: ±31% (prior ±65%)
+	// decode_ns_per_ctx_token: ±25% (prior ±28%)
 }

@@ -2,6 +2,7 @@ package calib
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -16,21 +17,32 @@ type Options struct {
 	// MaxEvals bounds the loss evaluations of the search (default 1500).
 	MaxEvals int
 	// Params names the profile coefficients to fit (JSON names); default
-	// DefaultParams.
+	// DefaultParams for a linear profile, KernelParams for a kernel one.
 	Params []string
-	// Regularization weighs log(θ/θ_prior)² per coefficient (default 0.01;
-	// negative disables it).
+	// Regularization scales the prior's weight in the loss (default 1: the
+	// MAP estimate; negative: no prior, a plain least-squares fit).
 	Regularization float64
+	// ModelError is the relative error (log units) the loss allows each
+	// headline statistic: measurement noise plus what the step model cannot
+	// express (default 0.1).
+	ModelError float64
 	// NoiseSigmas is the grid σ is chosen from (default 0 … 0.3).
 	NoiseSigmas []float64
 	// Seeds is the number of seeds per σ when matching run-to-run spread
 	// (default 8).
 	Seeds int
+	// NoPosterior skips the Laplace approximation (faster; no bands).
+	NoPosterior bool
 }
 
-// DefaultParams are the coefficients fitted unless Options.Params says
-// otherwise.
+// DefaultParams are the coefficients fitted for a linear (BLIS-style)
+// profile unless Options.Params says otherwise.
 var DefaultParams = []string{"step_base_ns", "prefill_ns_per_token", "prefill_attn_ns_per_token_ctx",
+	"decode_ns_per_seq", "decode_ns_per_ctx_token", "frontend_ns", "host_overhead_ns"}
+
+// KernelParams are the coefficients fitted for a kernel profile unless
+// Options.Params says otherwise; the rest keep their prior.
+var KernelParams = []string{"linear_scale", "step_base_ns", "prefill_attn_ns_per_pair",
 	"decode_ns_per_seq", "decode_ns_per_ctx_token", "frontend_ns", "host_overhead_ns"}
 
 // coef is one fitted coefficient: its field, its physical floor, and a
@@ -42,31 +54,23 @@ type coef struct {
 	ref   float64
 }
 
-func coefs(d model.Deployment) map[string]coef {
-	tp := float64(max(d.TP, 1))
-	peak := d.GPU.BF16FLOPS
-	if d.Quant == model.FP8 && d.GPU.FP8FLOPS > 0 {
-		peak = d.GPU.FP8FLOPS
+// coefs lists the step and frontend coefficients with their physical
+// floors (model.Floor) for deployment d and a profile of base's form.
+func coefs(d model.Deployment, base *model.Profile) map[string]coef {
+	refs := map[string]float64{"decode_ns_per_seq": 20e3, "frontend_ns": 5e6, "frontend_ns_per_input_token": 1e3, "prefill_ns_per_token": 1e3}
+	out := map[string]coef{}
+	for _, c := range model.Coefficients {
+		switch c.Name {
+		case "noise_sigma", "power_idle_w", "power_busy_w":
+			continue
+		case "linear_scale", "prefill_attn_ns_per_pair":
+			if !base.IsKernel() {
+				continue
+			}
+		}
+		out[c.Name] = coef{name: c.Name, field: c.Field, floor: model.Floor(d, base, c.Name), ref: refs[c.Name]}
 	}
-	bw := d.GPU.HBMBytesPerSec
-	m := d.Model
-	kv := d.KVDtypeBytes
-	if kv == 0 {
-		kv = 2
-	}
-	return map[string]coef{
-		// A decode step reads every weight at least once; prefill needs
-		// 2·params FLOPs per token; attention 2·layers·heads·head_dim per
-		// token·context; decode reads each context token's KV.
-		"step_base_ns":                  {"step_base_ns", func(p *model.Profile) *float64 { return &p.StepBaseNs }, float64(m.WeightBytes(d.Quant)) / tp / bw * 1e9, 0},
-		"prefill_ns_per_token":          {"prefill_ns_per_token", func(p *model.Profile) *float64 { return &p.PrefillNsPerToken }, m.FLOPsPerToken() / tp / peak * 1e9, 0},
-		"prefill_attn_ns_per_token_ctx": {"prefill_attn_ns_per_token_ctx", func(p *model.Profile) *float64 { return &p.PrefillAttnNsPerTokenCtx }, 2 * float64(m.Layers*m.Heads*m.HeadDim) / tp / peak * 1e9, 0},
-		"decode_ns_per_ctx_token":       {"decode_ns_per_ctx_token", func(p *model.Profile) *float64 { return &p.DecodeNsPerCtxToken }, float64(m.KVBytesPerToken(kv)) / tp / bw * 1e9, 0},
-		"decode_ns_per_seq":             {"decode_ns_per_seq", func(p *model.Profile) *float64 { return &p.DecodeNsPerSeq }, 0, 20e3},
-		"frontend_ns":                   {"frontend_ns", func(p *model.Profile) *float64 { return &p.FrontendNs }, 0, 5e6},
-		"frontend_ns_per_input_token":   {"frontend_ns_per_input_token", func(p *model.Profile) *float64 { return &p.FrontendNsPerInputToken }, 0, 1e3},
-		"host_overhead_ns":              {"host_overhead_ns", func(p *model.Profile) *float64 { return &p.HostOverheadNs }, 0, 0},
-	}
+	return out
 }
 
 // arm is one setup and its measured statistics (repetitions averaged).
@@ -104,11 +108,11 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 	if opt.MaxEvals == 0 {
 		opt.MaxEvals = 1500
 	}
-	if opt.Params == nil {
-		opt.Params = DefaultParams
-	}
 	if opt.Regularization == 0 {
-		opt.Regularization = 0.01
+		opt.Regularization = 1
+	}
+	if opt.ModelError <= 0 {
+		opt.ModelError = 0.1
 	}
 	if opt.NoiseSigmas == nil {
 		opt.NoiseSigmas = []float64{0, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3}
@@ -135,7 +139,13 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 		return nil, err
 	}
 	dep := arms[0].built.Deploy
-	all := coefs(dep)
+	if opt.Params == nil {
+		opt.Params = DefaultParams
+		if base.IsKernel() {
+			opt.Params = KernelParams
+		}
+	}
+	all := coefs(dep, base)
 	var fit []coef
 	for _, name := range opt.Params {
 		c, ok := all[name]
@@ -144,7 +154,11 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 		}
 		fit = append(fit, c)
 	}
-	f := &fitter{arms: arms, base: base, coefs: fit, reg: opt.Regularization}
+	priors, err := priorsFor(dep, base, opt.Regularization)
+	if err != nil {
+		return nil, err
+	}
+	f := &fitter{arms: arms, base: base, coefs: fit, priors: priors, dataScale: likelihoodScale(arms, opt.ModelError)}
 	start := base
 	var linNote string
 	if lin, note, err := f.linearFit(base, all, opt.Params); err != nil {
@@ -175,24 +189,66 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 		prof = f.decode(x)
 		noiseNote += fmt.Sprintf("; coefficients then refitted at σ = %g over seeds 1–3", sigma)
 	}
+	var polishNote string
+	if len(f.priors) > 0 {
+		// Neither the regression's fixed point (it weighs requests) nor the
+		// simplex's end is exactly the posterior's peak: polish on the MAP
+		// objective with Levenberg–Marquardt so the Laplace approximation
+		// is centred where it should be.
+		before := f.evals
+		prev := f.scale()*f.lossOf(prof) + f.priorLoss(prof)
+		q, l := f.levenbergMarquardt(prof, 25)
+		if l < prev {
+			prof = q
+			x = f.encode(prof)
+			loss = f.lossOf(prof)
+		}
+		polishNote = fmt.Sprintf("MAP objective %.4g → %.4g by Levenberg–Marquardt (%d simulations)", prev, math.Min(l, prev), f.evals-before)
+	}
 	prof.NoiseSigma = sigma
-	unc := f.uncertainty(x, loss)
+	var post *model.Posterior
+	if !opt.NoPosterior {
+		post = f.laplace(prof)
+	}
 	powerNote := fitPower(prof, obs)
 	prof.Kind = "measured"
 	prof.Name = fmt.Sprintf("%s.%s.tp%d.calibrated", strings.ToLower(dep.GPU.Name), strings.ToLower(dep.Model.Name), dep.TP)
 	prof.Source = fmt.Sprintf("routesim calibrate %q: %d runs (%s), starting from %s", spec.Name, len(spec.Runs), runNames(spec), base.Name)
 	prof.Note = ""
-	rep := f.report(prof, base, x, unc, opt)
+	prof.Posterior = post
+	rep := f.report(prof, base, x, post, opt)
 	rep.Loss, rep.Evals = loss, f.evals
-	if linNote != "" {
-		rep.Notes = append(rep.Notes, linNote)
+	for _, n := range []string{linNote, polishNote, noiseNote, powerNote} {
+		if n != "" {
+			rep.Notes = append(rep.Notes, n)
+		}
 	}
-	rep.Notes = append(rep.Notes, noiseNote, powerNote)
 	prof.FitError = fmt.Sprintf("max |error| %.1f%%, mean |error| %.1f%% over %d statistics", rep.MaxAbsErrPct(), rep.MeanAbsErrPct(), len(rep.Rows))
 	if err := prof.Validate(); err != nil {
 		return nil, fmt.Errorf("calib: fitted profile invalid: %w", err)
 	}
 	return &Result{Profile: prof, Report: rep}, nil
+}
+
+// EffectiveObservations is how many independent observations one arm's
+// statistics are worth in the likelihood: the percentiles and mean of one
+// distribution move together, so an arm says about three things — the
+// TTFT level, the ITL level and GPU utilization — each with relative error
+// Options.ModelError.
+const EffectiveObservations = 3
+
+// likelihoodScale turns lossOf's Σ w·log(sim/meas)² into a negative log
+// likelihood: the arms' weights are normalised so that each arm counts as
+// EffectiveObservations observations of log-error sd s.
+func likelihoodScale(arms []*arm, s float64) float64 {
+	w := 0.0
+	for k := range arms[0].measured {
+		w += statWeights[k]
+	}
+	if w == 0 {
+		return 1
+	}
+	return EffectiveObservations / w / (2 * s * s)
 }
 
 func runNames(s *Spec) string {

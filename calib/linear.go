@@ -18,30 +18,49 @@ import (
 //	TTFT_i      = frontend + Σ_s f_is · (x_s · θ)    over its worker's steps from routing to first token
 //	E2E_i−TTFT_i =            Σ_s g_is · (x_s · θ)    over the steps from first to last token
 //
-// where x_s = (1, P, Σp·ctx, D, Σctx) are step s's features and f, g the
-// fractions of the step inside each interval. Regressing the measured
+// where x_s are step s's features — (1, P, Σp·ctx, D, Σctx) for a linear
+// profile, (1, lin(P+D), P, pairs, D, Σctx) for a kernel one, whose layer
+// curve lin is fixed and only scaled — and f, g the fractions of the step
+// inside each interval. Regressing the measured
 // per-request times on these sums gives new coefficients; re-simulating
 // with them gives a new schedule; a few rounds reach a fixed point.
 
 // stepLog records every simulated step's features per worker.
 type stepLog struct {
+	prof  *model.Profile // the form (and layer curve) features are taken for
 	steps [][]stepFeat
 }
 
 type stepFeat struct {
 	start, end sim.Time
-	x          [5]float64
+	x          [6]float64 // stepCoefsFor's order; unused entries 0
 }
 
 func (l *stepLog) Step(w int, start, dur sim.Time, b model.Batch, _, _ int) {
-	l.steps[w] = append(l.steps[w], stepFeat{start: start, end: start + dur,
-		x: [5]float64{1, float64(b.PrefillTokens), b.PrefillTokenCtx, float64(b.DecodeSeqs), float64(b.DecodeCtxTokens)}})
+	l.steps[w] = append(l.steps[w], stepFeat{start: start, end: start + dur, x: stepFeatures(l.prof, b)})
+}
+
+// stepFeatures are a step's features for p's form, in stepCoefsFor(p)'s
+// order.
+func stepFeatures(p *model.Profile, b model.Batch) [6]float64 {
+	if p.IsKernel() {
+		return [6]float64{1, p.LinearCurve.At(b.PrefillTokens + b.DecodeSeqs), float64(b.PrefillTokens), b.PrefillAttnPairs, float64(b.DecodeSeqs), float64(b.DecodeCtxTokens)}
+	}
+	return [6]float64{1, float64(b.PrefillTokens), b.PrefillTokenCtx, float64(b.DecodeSeqs), float64(b.DecodeCtxTokens)}
+}
+
+// stepCoefsFor names the profile fields the step features multiply.
+func stepCoefsFor(p *model.Profile) []string {
+	if p.IsKernel() {
+		return []string{"step_base_ns", "linear_scale", "prefill_ns_per_token", "prefill_attn_ns_per_pair", "decode_ns_per_seq", "decode_ns_per_ctx_token"}
+	}
+	return []string{"step_base_ns", "prefill_ns_per_token", "prefill_attn_ns_per_token_ctx", "decode_ns_per_seq", "decode_ns_per_ctx_token"}
 }
 
 // overlapFeatures sums the features of w's steps weighted by the fraction
 // of each step inside [from, to).
-func (l *stepLog) overlapFeatures(w int, from, to sim.Time) [5]float64 {
-	var sum [5]float64
+func (l *stepLog) overlapFeatures(w int, from, to sim.Time) [6]float64 {
+	var sum [6]float64
 	steps := l.steps[w]
 	i := sort.Search(len(steps), func(i int) bool { return steps[i].end > from })
 	for ; i < len(steps) && steps[i].start < to; i++ {
@@ -58,14 +77,12 @@ func (l *stepLog) overlapFeatures(w int, from, to sim.Time) [5]float64 {
 	return sum
 }
 
-// stepCoefs are the profile fields the five step features multiply.
-var stepCoefs = []string{"step_base_ns", "prefill_ns_per_token", "prefill_attn_ns_per_token_ctx", "decode_ns_per_seq", "decode_ns_per_ctx_token"}
-
 // linearRound simulates every arm with p and solves the regression for the
 // step coefficients and the frontend delay, respecting physical floors.
 // Arms without per-request records are skipped; ok is false if none has.
 func (f *fitter) linearRound(p *model.Profile, floors map[string]float64) (next *model.Profile, ok bool, err error) {
-	var rows [][]float64 // 6 columns: frontend, c0..c4
+	k := len(stepCoefsFor(p))
+	var rows [][]float64 // frontend, then the step coefficients
 	var ys []float64
 	for _, a := range f.arms {
 		if a.records == nil {
@@ -73,7 +90,7 @@ func (f *fitter) linearRound(p *model.Profile, floors map[string]float64) (next 
 		}
 		cfg := a.built.Config
 		cfg.Profile = p
-		log := &stepLog{steps: make([][]stepFeat, cfg.Workers)}
+		log := &stepLog{prof: p, steps: make([][]stepFeat, cfg.Workers)}
 		cfg.Observer = log
 		pol, err := a.spec.NewPolicy()
 		if err != nil {
@@ -103,13 +120,13 @@ func (f *fitter) linearRound(p *model.Profile, floors map[string]float64) (next 
 			fwd := p.FrontendNsPerInputToken * float64(r.InputTokens)
 			if m.TTFTMs > 0 {
 				x := log.overlapFeatures(r.Worker, r.Dispatched, r.FirstToken)
-				row := append([]float64{1}, x[:]...)
+				row := append([]float64{1}, x[:k]...)
 				rows = append(rows, row)
 				ys = append(ys, m.TTFTMs*1e6-fwd)
 			}
 			if r.OutputTokens >= 2 && m.ITLMs > 0 {
 				x := log.overlapFeatures(r.Worker, r.FirstToken, r.End)
-				rows = append(rows, append([]float64{0}, x[:]...))
+				rows = append(rows, append([]float64{0}, x[:k]...))
 				ys = append(ys, m.ITLMs*1e6*float64(r.OutputTokens-1))
 			}
 		}
@@ -118,13 +135,13 @@ func (f *fitter) linearRound(p *model.Profile, floors map[string]float64) (next 
 	if !ok || len(rows) < 12 {
 		return nil, false, nil
 	}
-	names := append([]string{"frontend_ns"}, stepCoefs...)
+	names := append([]string{"frontend_ns"}, stepCoefsFor(p)...)
 	theta, err := boundedLeastSquares(rows, ys, names, floors)
 	if err != nil {
 		return nil, false, err
 	}
 	q := *p
-	all := coefs(f.arms[0].built.Deploy)
+	all := coefs(f.arms[0].built.Deploy, p)
 	for j, name := range names {
 		*all[name].field(&q) = theta[j]
 	}
@@ -240,7 +257,7 @@ func (f *fitter) linearFitArms(base *model.Profile, all map[string]coef, params 
 		fitted[p] = true
 	}
 	floors := map[string]float64{}
-	for _, name := range append([]string{"frontend_ns"}, stepCoefs...) {
+	for _, name := range append([]string{"frontend_ns"}, stepCoefsFor(base)...) {
 		if fitted[name] {
 			floors[name] = all[name].floor
 		} else { // not fitted: pin it at its current value
@@ -253,7 +270,7 @@ func (f *fitter) linearFitArms(base *model.Profile, all map[string]coef, params 
 	p, best := base, f.lossOf(base)
 	cur := base
 	rounds := 0
-	names := append([]string{"frontend_ns"}, stepCoefs...)
+	names := append([]string{"frontend_ns"}, stepCoefsFor(base)...)
 	for ; rounds < 60; rounds++ {
 		q, ok, err := f.linearRound(cur, floors)
 		if err != nil {

@@ -14,18 +14,18 @@ import (
 
 // DeviceStats summarises one GPU's samples.
 type DeviceStats struct {
-	Index      int
-	Samples    int
-	UtilMean   float64 // 0..1
-	PowerMeanW float64
-	PowerMaxW  float64
+	Index      int     `json:"index"`
+	Samples    int     `json:"samples"`
+	UtilMean   float64 `json:"util_mean"` // 0..1
+	PowerMeanW float64 `json:"power_mean_w"`
+	PowerMaxW  float64 `json:"power_max_w"`
 }
 
 // GPUObservation is what a run's NVML sampler saw: per-device statistics
 // over a sampling window.
 type GPUObservation struct {
-	Devices []DeviceStats
-	WindowS float64
+	Devices []DeviceStats `json:"devices"`
+	WindowS float64       `json:"window_s"`
 }
 
 // UtilMean is the mean utilization over devices (0..1).

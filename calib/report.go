@@ -17,15 +17,24 @@ type Row struct {
 	ErrPct    float64 `json:"error_pct"`
 }
 
-// Coef reports one fitted coefficient.
+// Coef reports one coefficient: where the fit started, where it ended,
+// its physical floor, its prior and posterior spread, and whether the runs
+// identify it.
 type Coef struct {
-	Name  string  `json:"name"`
-	Start float64 `json:"start"`
-	Value float64 `json:"value"`
-	Floor float64 `json:"physical_floor"`
-	// UncertaintyPct is the smallest relative change that raises the loss
-	// by 10 % (nil: not even ±50 % does; the fit does not constrain it).
-	UncertaintyPct *float64 `json:"uncertainty_pct"`
+	Name   string  `json:"name"`
+	Fitted bool    `json:"fitted"`
+	Start  float64 `json:"start"`
+	Value  float64 `json:"value"`
+	Floor  float64 `json:"physical_floor"`
+	// PriorSDPct and PosteriorSDPct are one standard deviation as a
+	// percentage (e^sd − 1 of the log-normal); nil without a posterior.
+	PriorSDPct     *float64 `json:"prior_sd_pct"`
+	PosteriorSDPct *float64 `json:"posterior_sd_pct"`
+	// Identified: the runs pin it (posterior sd ≤ 2.5 %); Narrowed: they
+	// at least narrowed its prior (posterior sd < 70 % of the prior's).
+	Identified bool   `json:"identified"`
+	Narrowed   bool   `json:"narrowed"`
+	PriorNote  string `json:"prior_source,omitempty"`
 }
 
 // Report is a fit's account of itself.
@@ -70,7 +79,7 @@ func (r *Report) Find(arm, stat string) (Row, bool) {
 
 // report re-simulates the fitted profile (with its σ, averaged over seeds)
 // and compares every statistic.
-func (f *fitter) report(p, start *model.Profile, x, unc []float64, opt Options) *Report {
+func (f *fitter) report(p, start *model.Profile, x []float64, post *model.Posterior, opt Options) *Report {
 	rep := &Report{}
 	seeds := 1
 	if p.NoiseSigma > 0 {
@@ -98,13 +107,51 @@ func (f *fitter) report(p, start *model.Profile, x, unc []float64, opt Options) 
 			rep.Rows = append(rep.Rows, Row{Arm: a.name, Stat: k, Measured: m, Simulated: s, ErrPct: 100 * (s - m) / m})
 		}
 	}
-	for i, c := range f.coefs {
-		var u *float64
-		if !math.IsInf(unc[i], 1) {
-			v := 100 * unc[i]
-			u = &v
+	fitted := map[string]bool{}
+	for _, c := range f.coefs {
+		fitted[c.name] = true
+		row := Coef{Name: c.name, Fitted: true, Start: *c.field(start), Value: *c.field(p), Floor: c.floor}
+		if pr, ok := f.priors[c.name]; ok {
+			row.PriorNote = pr.Source
 		}
-		rep.Coefs = append(rep.Coefs, Coef{Name: c.name, Start: *c.field(start), Value: *c.field(p), Floor: c.floor, UncertaintyPct: u})
+		rep.Coefs = append(rep.Coefs, row)
+	}
+	if post == nil {
+		return rep
+	}
+	pct := func(sd float64) *float64 { v := 100 * (math.Exp(sd) - 1); return &v }
+	sds := post.SD()
+	for i, name := range post.Params {
+		k := -1
+		for j := range rep.Coefs {
+			if rep.Coefs[j].Name == name {
+				k = j
+			}
+		}
+		if k < 0 {
+			c := mustCoef(name)
+			rep.Coefs = append(rep.Coefs, Coef{Name: name, Start: *c.Field(start), Value: *c.Field(p), Floor: model.Floor(f.arms[0].built.Deploy, p, name), PriorNote: f.priors[name].Source})
+			k = len(rep.Coefs) - 1
+		}
+		rep.Coefs[k].PriorSDPct, rep.Coefs[k].PosteriorSDPct = pct(post.PriorSDLog[i]), pct(sds[i])
+		rep.Coefs[k].Identified, rep.Coefs[k].Narrowed = post.Identified[i], post.Narrowed[i]
+	}
+	var not, partly []string
+	for _, c := range rep.Coefs {
+		switch {
+		case !c.Fitted || c.PosteriorSDPct == nil || c.Identified:
+		case c.Narrowed:
+			partly = append(partly, fmt.Sprintf("%s (±%.0f%%)", c.Name, *c.PosteriorSDPct))
+		default:
+			not = append(not, c.Name)
+		}
+	}
+	if len(partly) > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("narrowed but not pinned by these runs (posterior sd > %.1f %%): %s", 100*(math.Exp(model.IdentifiedSD)-1), strings.Join(partly, ", ")))
+	}
+	if len(not) > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("not identified by these runs (posterior sd ≥ %.0f %% of the prior's): %s; predictions that depend on them carry the prior's uncertainty",
+			100*model.NarrowedShare, strings.Join(not, ", ")))
 	}
 	return rep
 }
@@ -122,13 +169,23 @@ func (r *Report) String() string {
 		fmt.Fprintf(&b, "  %-26s %10.4g  %10.4g  %+6.1f%%\n", row.Stat, row.Measured, row.Simulated, row.ErrPct)
 	}
 	fmt.Fprintf(&b, "max |error| %.1f%%, mean |error| %.1f%%; loss %.4g after %d evaluations\n\n", r.MaxAbsErrPct(), r.MeanAbsErrPct(), r.Loss, r.Evals)
-	b.WriteString("coefficient                         start         fitted   physical floor   ±(loss +10%)\n")
+	b.WriteString("coefficient                         start         fitted   physical floor   prior sd  posterior sd  identified\n")
 	for _, c := range r.Coefs {
-		u := "unconstrained"
-		if c.UncertaintyPct != nil {
-			u = fmt.Sprintf("%.0f%%", *c.UncertaintyPct)
+		prior, postSD, id := "-", "-", "-"
+		if c.PriorSDPct != nil {
+			prior, postSD = fmt.Sprintf("%.0f%%", *c.PriorSDPct), fmt.Sprintf("%.1f%%", *c.PosteriorSDPct)
+			switch {
+			case !c.Fitted:
+				id = "prior only"
+			case c.Identified:
+				id = "yes"
+			case c.Narrowed:
+				id = "partly"
+			default:
+				id = "no"
+			}
 		}
-		fmt.Fprintf(&b, "  %-30s %12.4g  %12.4g  %12.4g   %s\n", c.Name, c.Start, c.Value, c.Floor, u)
+		fmt.Fprintf(&b, "  %-30s %12.4g  %12.4g  %12.4g   %8s  %12s  %s\n", c.Name, c.Start, c.Value, c.Floor, prior, postSD, id)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "%s\n", n)

@@ -36,11 +36,14 @@ func (f *fitter) search(x0 []float64, maxEvals int, size float64) ([]float64, fl
 }
 
 type fitter struct {
-	arms  []*arm
-	base  *model.Profile
-	coefs []coef
-	reg   float64
-	evals int
+	arms   []*arm
+	base   *model.Profile
+	coefs  []coef
+	priors map[string]model.Prior // log-normal priors; nil = none
+	// dataScale turns lossOf's Σ w·log(sim/meas)² into a negative log
+	// likelihood (likelihoodScale).
+	dataScale float64
+	evals     int
 	// sigma and seeds: candidates run with noise σ over seeds 1..seeds and
 	// their statistics are averaged (0 = noise-free, one run).
 	sigma float64
@@ -58,7 +61,7 @@ func (f *fitter) encode(p *model.Profile) []float64 {
 			frac := math.Min(math.Max(v/math.Max(p.StepBaseNs, 1), 0.05), 0.95)
 			x[i] = math.Log(frac / (1 - frac))
 		case c.floor > 0:
-			x[i] = math.Log(math.Max(v/c.floor-1, 0.2))
+			x[i] = math.Log(math.Max(v/c.floor-1, 0.01))
 		default:
 			ref := c.ref
 			if v > 0 {
@@ -120,38 +123,58 @@ func (f *fitter) simulate(p *model.Profile, seed uint64) ([]Stats, []*sim.Result
 func (f *fitter) loss(x []float64) float64 {
 	f.evals++
 	p := f.decode(x)
-	total := f.lossOf(p)
-	if f.reg > 0 {
-		for _, c := range f.coefs {
-			prior, v := *c.field(f.base), *c.field(p)
-			if prior > 0 && v > 0 {
-				d := math.Log(v / prior)
-				total += f.reg * d * d
-			}
-		}
+	return f.scale()*f.lossOf(p) + f.priorLoss(p)
+}
+
+// scale is the data term's factor (1 when no likelihood scale is set).
+func (f *fitter) scale() float64 {
+	if f.dataScale > 0 {
+		return f.dataScale
 	}
-	return total
+	return 1
 }
 
 func statLoss(measured, simulated Stats) float64 {
-	total := 0.0
-	for k, m := range measured {
-		s, ok := simulated[k]
+	return sumSquares(statResiduals(measured, simulated))
+}
+
+func sumSquares(r []float64) float64 {
+	t := 0.0
+	for _, v := range r {
+		t += v * v
+	}
+	return t
+}
+
+// statResiduals are √w·log(simulated/measured) per compared statistic, in
+// statOrder (so a Jacobian's rows line up across candidates).
+func statResiduals(measured, simulated Stats) []float64 {
+	var out []float64
+	for _, k := range statOrder {
+		m, ok := measured[k]
 		if !ok || m <= 0 {
 			continue
 		}
-		if s <= 0 {
+		s, ok := simulated[k]
+		if !ok || s <= 0 {
 			s = 1e-9
 		}
-		d := math.Log(s / m)
-		total += statWeights[k] * d * d
+		out = append(out, math.Sqrt(statWeights[k])*math.Log(s/m))
 	}
-	return total
+	return out
 }
 
 // recordLoss compares requests one by one, in arrival order; it is skipped
 // when the runs completed different sets of requests.
 func recordLoss(meas []Record, simRecs []sim.Record) float64 {
+	return sumSquares(recordResiduals(meas, simRecs))
+}
+
+// recordResiduals are the per-request TTFT and ITL log errors, scaled so
+// that together they weigh 4 (one headline statistic): the requests of a
+// run share its queues, so they are far from independent. nil when the
+// runs completed different sets of requests.
+func recordResiduals(meas []Record, simRecs []sim.Record) []float64 {
 	var done []*sim.Record
 	for i := range simRecs {
 		if simRecs[i].Status == sim.StatusOK {
@@ -165,57 +188,43 @@ func recordLoss(meas []Record, simRecs []sim.Record) float64 {
 		}
 	}
 	if len(done) != len(ok) || len(ok) == 0 {
-		return 0
+		return nil
 	}
-	total, n := 0.0, 0
+	var out []float64
 	for i, m := range ok {
 		s := done[i]
 		if m.TTFTMs > 0 {
-			d := math.Log(math.Max(s.TTFT().Ms(), 1e-6) / m.TTFTMs)
-			total += d * d
-			n++
+			out = append(out, math.Log(math.Max(s.TTFT().Ms(), 1e-6)/m.TTFTMs))
 		}
 		if m.OSL >= 2 && m.ITLMs > 0 && s.ITL() > 0 {
-			d := math.Log(s.ITL() / 1e6 / m.ITLMs)
-			total += d * d
-			n++
+			out = append(out, math.Log(s.ITL()/1e6/m.ITLMs))
 		}
 	}
-	return 4 * total / float64(n)
-}
-
-// uncertainty finds, per coefficient, the smallest relative change that
-// raises the loss by 10 % (at least 0.005): a profile-likelihood width.
-func (f *fitter) uncertainty(x []float64, best float64) []float64 {
-	out := make([]float64, len(f.coefs))
-	target := best + math.Max(0.1*best, 0.005)
-	p0 := f.decode(x)
-	for i, c := range f.coefs {
-		out[i] = math.Inf(1)
-		v0 := *c.field(p0)
-		if v0 == 0 {
-			continue
-		}
-	steps:
-		for _, rel := range []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5} {
-			for _, sign := range []float64{-1, 1} {
-				p := *p0
-				*c.field(&p) = v0 * (1 + sign*rel)
-				if c.floor > 0 && *c.field(&p) <= c.floor {
-					continue
-				}
-				if f.lossOf(&p) > target {
-					out[i] = rel
-					break steps
-				}
-			}
-		}
+	if len(out) == 0 {
+		return nil
+	}
+	w := math.Sqrt(4 / float64(len(out)))
+	for i := range out {
+		out[i] *= w
 	}
 	return out
 }
 
-// lossOf is the data term of the loss for profile p (no regularisation).
+// lossOf is the data term of the loss for profile p (no prior): Σ of the
+// squared residuals.
 func (f *fitter) lossOf(p *model.Profile) float64 {
+	r, err := f.residuals(p)
+	if err != nil {
+		return 1e6
+	}
+	return sumSquares(r)
+}
+
+// residuals are the weighted log errors of every arm's statistics (and
+// per-request records) for profile p: with noise σ, statistics averaged
+// over seeds 1..seeds (common random numbers).
+func (f *fitter) residuals(p *model.Profile) ([]float64, error) {
+	var out []float64
 	if f.sigma > 0 {
 		q := *p
 		q.NoiseSigma = f.sigma
@@ -223,29 +232,27 @@ func (f *fitter) lossOf(p *model.Profile) float64 {
 		for s := 1; s <= f.seeds; s++ {
 			stats, _, err := f.simulate(&q, uint64(s))
 			if err != nil {
-				return 1e6
+				return nil, err
 			}
 			for i := range f.arms {
 				per[i] = append(per[i], stats[i])
 			}
 		}
-		total := 0.0
 		for i, a := range f.arms {
 			m, _ := meanStats(per[i])
-			total += statLoss(a.measured, m)
+			out = append(out, statResiduals(a.measured, m)...)
 		}
-		return total
+		return out, nil
 	}
 	stats, results, err := f.simulate(p, 0)
 	if err != nil {
-		return 1e6
+		return nil, err
 	}
-	total := 0.0
 	for i, a := range f.arms {
-		total += statLoss(a.measured, stats[i])
+		out = append(out, statResiduals(a.measured, stats[i])...)
 		if a.records != nil {
-			total += recordLoss(a.records, results[i].Records)
+			out = append(out, recordResiduals(a.records, results[i].Records)...)
 		}
 	}
-	return total
+	return out, nil
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/sim/scenario"
 )
 
@@ -21,9 +23,15 @@ type Run struct {
 	Arm           string        `json:"arm"`
 	Setup         scenario.Spec `json:"setup"`
 	AIPerfSummary string        `json:"aiperf_summary,omitempty"`
-	AIPerfRecords string        `json:"aiperf_records,omitempty"`
-	NvidiaSmi     string        `json:"nvidia_smi,omitempty"`
-	Inferscope    string        `json:"inferscope,omitempty"`
+	// Measured is a derived-statistics file (MeasuredFile): the figures a
+	// fit compares, with their citation, instead of the original exports.
+	Measured string `json:"measured,omitempty"`
+	// VLLMLog is a vLLM start-up log; its "GPU KV cache size" sets the
+	// run's KV capacity (--kv-cache-tokens).
+	VLLMLog       string `json:"vllm_log,omitempty"`
+	AIPerfRecords string `json:"aiperf_records,omitempty"`
+	NvidiaSmi     string `json:"nvidia_smi,omitempty"`
+	Inferscope    string `json:"inferscope,omitempty"`
 	// NVMLWindowS is how long the GPU sampler ran from the first request
 	// (0 = the sampler's own window, or the run's length).
 	NVMLWindowS float64 `json:"nvml_window_s,omitempty"`
@@ -87,8 +95,11 @@ func (s *Spec) Validate() error {
 		if r.Arm == "" {
 			errs = append(errs, fmt.Errorf("%s: arm is empty", at))
 		}
-		if r.AIPerfSummary == "" && r.AIPerfRecords == "" {
-			errs = append(errs, fmt.Errorf("%s: needs aiperf_summary or aiperf_records", at))
+		if r.AIPerfSummary == "" && r.AIPerfRecords == "" && r.Measured == "" {
+			errs = append(errs, fmt.Errorf("%s: needs aiperf_summary, aiperf_records or measured", at))
+		}
+		if r.Measured != "" && (r.AIPerfSummary != "" || r.AIPerfRecords != "" || r.NvidiaSmi != "" || r.Inferscope != "") {
+			errs = append(errs, fmt.Errorf("%s: measured replaces the AIPerf and NVML files; give one or the other", at))
 		}
 		if r.NVMLWindowS < 0 {
 			errs = append(errs, fmt.Errorf("%s: nvml_window_s %g < 0", at, r.NVMLWindowS))
@@ -108,7 +119,7 @@ func (s *Spec) Validate() error {
 }
 
 func (s *Spec) path(p string) string {
-	if p == "" || filepath.IsAbs(p) {
+	if p == "" || p == model.KernelPriorName || filepath.IsAbs(p) {
 		return p
 	}
 	return filepath.Join(s.dir, p)
@@ -120,6 +131,8 @@ type Observed struct {
 	Summary *AIPerfSummary
 	Records []Record
 	GPU     *GPUObservation
+	// Derived holds the statistics of a Measured file.
+	Derived Stats
 }
 
 // Load reads every run's files.
@@ -149,6 +162,29 @@ func (s *Spec) Load() ([]Observed, error) {
 		if err := readFile(s.path(r.Inferscope), func(f *os.File, name string) (err error) {
 			o.GPU, err = ReadInferscope(f, name)
 			return err
+		}); err != nil {
+			return nil, err
+		}
+		if err := readFile(s.path(r.Measured), func(f *os.File, name string) error {
+			m, err := ReadMeasured(f, name)
+			if err == nil {
+				o.Derived, o.GPU = m.Stats, m.GPU
+			}
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		if err := readFile(s.path(r.VLLMLog), func(f *os.File, name string) error {
+			b, err := io.ReadAll(io.LimitReader(f, 256<<20))
+			if err != nil {
+				return err
+			}
+			n, err := model.KVTokensFromLog(string(b))
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			r.Setup.KVCacheTokens = n
+			return nil
 		}); err != nil {
 			return nil, err
 		}

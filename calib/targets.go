@@ -42,7 +42,11 @@ func addDist(s Stats, prefix string, d sim.Dist) {
 // when present (with AIPerf's estimators), else from its summary.
 func measuredStats(o *Observed) Stats {
 	s := Stats{}
-	if len(o.Records) > 0 {
+	if o.Derived != nil {
+		for k, v := range o.Derived {
+			s[k] = v
+		}
+	} else if len(o.Records) > 0 {
 		var ttft, itl, ttst, e2e []float64
 		first, last := int64(math.MaxInt64), int64(math.MinInt64)
 		ok := 0

@@ -3,17 +3,14 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
 )
 
 // GiB is 2^30 bytes.
 const GiB = 1 << 30
-
-// DefaultActivationReserveBytes is the memory vLLM's profiling pass keeps out
-// of the KV pool on an 8B model at 2,048 batched tokens (activations plus
-// non-torch allocations). 1.5 GiB reproduces vLLM 0.9.2's logged "GPU KV cache
-// size: 136,080 tokens" for Qwen3-8B on A100-SXM4-40GB within 0.05 %
-// (shared/data/catalogue/models.md §3).
-const DefaultActivationReserveBytes = 1.5 * GiB
 
 // Deployment is one worker: a model on a tensor-parallel group of GPUs.
 type Deployment struct {
@@ -26,47 +23,188 @@ type Deployment struct {
 	KVDtypeBytes int
 	// GPUMemoryUtilization is vLLM's --gpu-memory-utilization.
 	GPUMemoryUtilization float64
-	// ActivationReserveBytes is per GPU; 0 means DefaultActivationReserveBytes.
-	ActivationReserveBytes int64
 }
 
-// KVBlocks returns the worker's KV capacity in blocks of blockSize tokens:
+// Engine are the vLLM settings its start-up memory profiling depends on.
+type Engine struct {
+	// Version is vLLM's version ("0.19.0"); empty means DefaultVLLMVersion.
+	Version             string
+	MaxNumBatchedTokens int
+	MaxNumSeqs          int
+	// NumGPUBlocksOverride is vLLM's --num-gpu-blocks-override, in blocks
+	// of the configured size (0 = none).
+	NumGPUBlocksOverride int
+	// KVCacheTokens is the "GPU KV cache size: N tokens" a vLLM log
+	// printed (0 = derive it).
+	KVCacheTokens int
+}
+
+// DefaultVLLMVersion is the version the memory model assumes by default:
+// the one its activation terms were checked against.
+const DefaultVLLMVersion = "0.19.0"
+
+// Memory terms of vLLM's start-up profiling (vLLM V1, gpu_worker.py
+// determine_available_memory), per GPU of the group. The constants come from
+// vLLM 0.19.0's logged memory breakdowns on H100 (llm-d-planner
+// results_raw.csv, Apache-2.0; shared/data/validation/INDEX.md):
+const (
+	// SamplerBytesPerSeqVocab is the profiling run's sampler peak per
+	// (max_num_seqs × vocab) entry: ≈3.8 fp32 copies of the logits. From
+	// Qwen2.5-7B-Instruct (vocab 152,064, 1,024 seqs: 2.21 GiB); Gemma-2
+	// (3.62–3.66 GiB at vocab 256,000) and phi-2 (0.79 GiB at 51,200) agree
+	// within 5 %.
+	SamplerBytesPerSeqVocab = 15.24
+	// ForwardBytesPerTokenIntermediate and ForwardBytesPerTokenHidden give
+	// the forward pass's activation peak per batched token, from the two
+	// forward-bound small-vocabulary models (CodeLlama-7B 0.77 GiB,
+	// Granite-3.1-8B 0.85 GiB at 8,192 tokens).
+	ForwardBytesPerTokenIntermediate = 5.85
+	ForwardBytesPerTokenHidden       = 8.9
+	// LegacyActivationFactor: vLLM up to 0.16 reserved ≈2.5× more
+	// activation memory (Qwen3-14B: 5.64 GiB in 0.15/0.16 vs 2.23 GiB from
+	// 0.17; llm-d-planner accuracy_report.md).
+	LegacyActivationFactor = 2.5
+	// NonTorchBytesTP1 and NonTorchBytesTP are the non-torch allocations
+	// (cuBLAS workspaces; NCCL buffers with TP > 1): 0.24–0.26 GiB logged at
+	// TP 1, 2.06–2.21 GiB at TP 2–4.
+	NonTorchBytesTP1 = GiB / 4
+	NonTorchBytesTP  = 21 * GiB / 10
+)
+
+// Memory is one GPU's start-up memory split as vLLM logs it.
+type Memory struct {
+	TotalBytes      int64 // CUDA-visible total
+	BudgetBytes     int64 // total × --gpu-memory-utilization
+	WeightBytes     int64 // this GPU's share of the weights
+	ActivationBytes int64 // peak activation of the profiling run
+	NonTorchBytes   int64
+	KVBytes         int64 // "Available KV cache memory"
+	// KVTokens is the worker's "GPU KV cache size" in tokens (the whole TP
+	// group holds one copy), before rounding to blocks.
+	KVTokens int64
+	// Source says whether the figure was derived or taken from an override.
+	Source string
+}
+
+// Memory reproduces vLLM's start-up arithmetic:
 //
-//	floor((mem·util − weights/TP − reserve) / (blockSize · kvBytesPerToken/TP))
+//	KV = total·util − weights/TP − activation − non-torch
+//	activation = max(forward(max_num_batched_tokens), sampler(max_num_seqs))   (×2.5 before vLLM 0.17)
 //
-// computed per GPU of the group; each GPU holds 1/TP of every block.
-func (d Deployment) KVBlocks(blockSize int) (int, error) {
+// CUDA graphs are captured after the KV cache is sized, so they are not
+// deducted (vLLM 0.9–0.19 logs). An override (--num-gpu-blocks-override or
+// --kv-cache-tokens) replaces the derived token count.
+func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
 	if d.TP < 1 {
-		return 0, fmt.Errorf("model: tensor-parallel degree %d must be ≥ 1", d.TP)
+		return Memory{}, fmt.Errorf("model: tensor-parallel degree %d must be ≥ 1", d.TP)
 	}
 	if d.Model.KVHeads%d.TP != 0 && d.TP%d.Model.KVHeads != 0 {
-		return 0, fmt.Errorf("model: TP %d does not divide %s's %d KV heads", d.TP, d.Model.Name, d.Model.KVHeads)
+		return Memory{}, fmt.Errorf("model: TP %d does not divide %s's %d KV heads", d.TP, d.Model.Name, d.Model.KVHeads)
 	}
-	if d.GPUMemoryUtilization <= 0 || d.GPUMemoryUtilization > 1 {
-		return 0, fmt.Errorf("model: gpu-memory-utilization %g must be in (0, 1]", d.GPUMemoryUtilization)
+	if !(d.GPUMemoryUtilization > 0 && d.GPUMemoryUtilization <= 1) {
+		return Memory{}, fmt.Errorf("model: gpu-memory-utilization %g must be in (0, 1]", d.GPUMemoryUtilization)
 	}
 	if blockSize < 1 {
-		return 0, errors.New("model: block size must be ≥ 1")
+		return Memory{}, errors.New("model: block size must be ≥ 1")
 	}
 	if d.KVDtypeBytes != 1 && d.KVDtypeBytes != 2 {
-		return 0, fmt.Errorf("model: KV dtype of %d bytes (want 1 or 2)", d.KVDtypeBytes)
+		return Memory{}, fmt.Errorf("model: KV dtype of %d bytes (want 1 or 2)", d.KVDtypeBytes)
 	}
-	reserve := d.ActivationReserveBytes
-	if reserve == 0 {
-		reserve = DefaultActivationReserveBytes
+	legacy, err := legacyActivation(e.Version)
+	if err != nil {
+		return Memory{}, err
 	}
 	tp := int64(d.TP)
-	budget := int64(float64(d.GPU.MemoryBytes)*d.GPUMemoryUtilization) - d.Model.WeightBytes(d.Quant)/tp - reserve
+	m := Memory{TotalBytes: d.GPU.MemoryBytes, WeightBytes: d.Model.WeightBytes(d.Quant) / tp}
+	m.BudgetBytes = int64(float64(d.GPU.MemoryBytes) * d.GPUMemoryUtilization)
+	tokens, seqs := max(e.MaxNumBatchedTokens, 1), max(e.MaxNumSeqs, 1)
+	fwd := float64(tokens) * (ForwardBytesPerTokenIntermediate*float64(d.Model.Intermediate)/float64(tp) + ForwardBytesPerTokenHidden*float64(d.Model.Hidden))
+	sampler := SamplerBytesPerSeqVocab * float64(seqs) * float64(d.Model.Vocab)
+	act := math.Max(fwd, sampler)
+	if legacy {
+		act *= LegacyActivationFactor
+	}
+	m.ActivationBytes = int64(act)
+	m.NonTorchBytes = NonTorchBytesTP1
+	if d.TP > 1 {
+		m.NonTorchBytes = NonTorchBytesTP
+	}
+	m.KVBytes = m.BudgetBytes - m.WeightBytes - m.ActivationBytes - m.NonTorchBytes
 	perToken := d.Model.KVBytesPerToken(d.KVDtypeBytes) / tp
 	if d.TP > d.Model.KVHeads { // KV heads are replicated past kv_heads ranks
 		perToken = d.Model.KVBytesPerToken(d.KVDtypeBytes) / int64(d.Model.KVHeads)
 	}
-	blocks := budget / (int64(blockSize) * perToken)
-	if blocks < 1 {
-		return 0, fmt.Errorf("model: %s (%s, TP %d) does not fit on %s at utilization %g: %.2f GiB left for KV",
-			d.Model.Name, d.Quant, d.TP, d.GPU.Name, d.GPUMemoryUtilization, float64(budget)/GiB)
+	m.Source = "derived (vLLM " + versionOr(e.Version) + " memory model)"
+	if m.KVBytes > 0 {
+		m.KVTokens = m.KVBytes / perToken
 	}
-	return int(blocks), nil
+	switch {
+	case e.NumGPUBlocksOverride < 0 || e.KVCacheTokens < 0:
+		return Memory{}, errors.New("model: KV overrides must be ≥ 0")
+	case e.NumGPUBlocksOverride > 0 && e.KVCacheTokens > 0:
+		return Memory{}, errors.New("model: give --num-gpu-blocks-override or --kv-cache-tokens, not both")
+	case e.NumGPUBlocksOverride > 0:
+		m.KVTokens, m.Source = int64(e.NumGPUBlocksOverride)*int64(blockSize), "--num-gpu-blocks-override"
+	case e.KVCacheTokens > 0:
+		m.KVTokens, m.Source = int64(e.KVCacheTokens), "--kv-cache-tokens"
+	}
+	if m.KVTokens < int64(blockSize) {
+		return Memory{}, fmt.Errorf("model: %s (%s, TP %d) does not fit on %s at utilization %g: %.2f GiB left for KV (weights %.2f, activation %.2f, non-torch %.2f GiB)",
+			d.Model.Name, d.Quant, d.TP, d.GPU.Name, d.GPUMemoryUtilization, float64(m.KVBytes)/GiB,
+			float64(m.WeightBytes)/GiB, float64(m.ActivationBytes)/GiB, float64(m.NonTorchBytes)/GiB)
+	}
+	if m.KVTokens > 1<<40 {
+		return Memory{}, fmt.Errorf("model: KV capacity of %d tokens is absurd", m.KVTokens)
+	}
+	return m, nil
+}
+
+// KVBlocks is the worker's KV capacity in blocks of blockSize tokens.
+func (d Deployment) KVBlocks(blockSize int, e Engine) (int, error) {
+	m, err := d.Memory(e, blockSize)
+	if err != nil {
+		return 0, err
+	}
+	return int(m.KVTokens / int64(blockSize)), nil
+}
+
+func versionOr(v string) string {
+	if v == "" {
+		return DefaultVLLMVersion
+	}
+	return v
+}
+
+// legacyActivation says whether vLLM version v predates 0.17's smaller
+// activation reservation.
+func legacyActivation(v string) (bool, error) {
+	v = strings.TrimPrefix(versionOr(v), "v")
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return false, fmt.Errorf("model: vLLM version %q: want MAJOR.MINOR[.PATCH]", v)
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil || major < 0 || minor < 0 {
+		return false, fmt.Errorf("model: vLLM version %q: want MAJOR.MINOR[.PATCH]", v)
+	}
+	return major == 0 && minor < 17, nil
+}
+
+var kvLogLine = regexp.MustCompile(`GPU KV cache size: ([0-9][0-9,]*) tokens`)
+
+// KVTokensFromLog finds vLLM's "GPU KV cache size: N tokens" line in a
+// start-up log (the last one, if the engine restarted).
+func KVTokensFromLog(log string) (int, error) {
+	all := kvLogLine.FindAllStringSubmatch(log, -1)
+	if len(all) == 0 {
+		return 0, errors.New(`no "GPU KV cache size: N tokens" line`)
+	}
+	n, err := strconv.Atoi(strings.ReplaceAll(all[len(all)-1][1], ",", ""))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("GPU KV cache size %q is not a positive token count", all[len(all)-1][1])
+	}
+	return n, nil
 }
 
 // NVMLOverheadBytes is what NVML counts as used beyond vLLM's budget (CUDA

@@ -42,9 +42,7 @@ func ParseQuant(s string) (Quant, error) {
 // linearParamsPerLayer is the parameter count of one block's linear layers
 // (q, k, v, o projections and the gated MLP).
 func (m LLM) linearParamsPerLayer() int64 {
-	h, hd := int64(m.Hidden), int64(m.HeadDim)
-	attn := h*int64(m.Heads)*hd + 2*h*int64(m.KVHeads)*hd + int64(m.Heads)*hd*h
-	return attn + 3*h*int64(m.Intermediate)
+	return linearParams(m.Hidden, m.Intermediate, m.Heads, m.KVHeads, m.HeadDim)
 }
 
 // otherParams counts embeddings, lm_head and norms.

@@ -27,13 +27,22 @@ type Batch struct {
 	DecodeSeqs int
 	// DecodeCtxTokens is Σ ctx_d, the context lengths of those requests.
 	DecodeCtxTokens int
+	// PrefillAttnPairs counts the (query, key) pairs causal attention
+	// computes over the step's prefill chunks: a chunk of p tokens after c
+	// computed ones attends p·c + p(p+1)/2 pairs.
+	PrefillAttnPairs float64
 }
 
 // Profile is a step-time model for one (GPU, LLM, TP, engine) combination:
 //
-//	t = c0 + c1·P + c2·Σ(p_i·ctx_i) + c3·D + c4·Σctx_d   (nanoseconds)
+//	t = c0 + k·lin(P + D) + c1·P + c2·Σ(p_i·ctx_i) + c2'·pairs + c3·D + c4·Σctx_d   (nanoseconds)
 //
-// plus a per-request frontend delay before the router sees a request, and an
+// A kernel profile carries lin, the measured time of the token-wise layers
+// (GEMMs, norms, activation) for the step's tokens, and scales it by k
+// (linear_scale ≥ 1: measured kernels are a floor); its attention term
+// counts causal (query, key) pairs (c2'). A linear profile (BLIS-style, no
+// curve) has k = c2' = 0 and folds the GEMMs into c0 and c1. Add a
+// per-request frontend delay before the router sees a request and an
 // optional multiplicative lognormal service noise. All coefficients are ≥ 0.
 type Profile struct {
 	Name  string `json:"name"`
@@ -54,6 +63,13 @@ type Profile struct {
 	DecodeNsPerSeq           float64 `json:"decode_ns_per_seq"`             // c3
 	DecodeNsPerCtxToken      float64 `json:"decode_ns_per_ctx_token"`       // c4
 
+	// LinearCurve and LinearScale (k) make a kernel profile; see Profile.
+	LinearCurve *LinearCurve `json:"linear_curve,omitempty"`
+	LinearScale float64      `json:"linear_scale,omitempty"`
+	// PrefillAttnNsPerPair (c2') is the prefill attention cost per causal
+	// (query, key) pair.
+	PrefillAttnNsPerPair float64 `json:"prefill_attn_ns_per_pair,omitempty"`
+
 	// FrontendNs and FrontendNsPerInputToken delay a request between its
 	// arrival and its routing (HTTP, templating, tokenisation).
 	FrontendNs              float64 `json:"frontend_ns"`
@@ -71,6 +87,9 @@ type Profile struct {
 	PowerBusyW float64 `json:"power_busy_w"`
 	// FitError says how well the coefficients reproduce their source data.
 	FitError string `json:"fit_error,omitempty"`
+	// Posterior is the calibration's uncertainty about the coefficients
+	// (absent for profiles that were not calibrated with priors).
+	Posterior *Posterior `json:"posterior,omitempty"`
 }
 
 // PowerW is the power draw at NVML utilisation util in [0, 1].
@@ -80,12 +99,20 @@ func (p *Profile) PowerW(util float64) float64 {
 
 // StepNs is the step time of batch b in nanoseconds, before noise.
 func (p *Profile) StepNs(b Batch) float64 {
-	return p.StepBaseNs +
+	t := p.StepBaseNs +
 		p.PrefillNsPerToken*float64(b.PrefillTokens) +
 		p.PrefillAttnNsPerTokenCtx*b.PrefillTokenCtx +
+		p.PrefillAttnNsPerPair*b.PrefillAttnPairs +
 		p.DecodeNsPerSeq*float64(b.DecodeSeqs) +
 		p.DecodeNsPerCtxToken*float64(b.DecodeCtxTokens)
+	if p.LinearCurve != nil {
+		t += p.LinearScale * p.LinearCurve.At(b.PrefillTokens+b.DecodeSeqs)
+	}
+	return t
 }
+
+// IsKernel says whether p is a kernel profile (it carries a linear curve).
+func (p *Profile) IsKernel() bool { return p.LinearCurve != nil }
 
 // FrontendDelayNs is the delay between a request's arrival and its routing.
 func (p *Profile) FrontendDelayNs(inputTokens int) float64 {
@@ -113,21 +140,24 @@ func (p *Profile) Validate() error {
 	default:
 		bad("kind: %q must be measured, transfer or roofline", p.Kind)
 	}
-	coef := map[string]float64{
-		"step_base_ns": p.StepBaseNs, "prefill_ns_per_token": p.PrefillNsPerToken,
-		"prefill_attn_ns_per_token_ctx": p.PrefillAttnNsPerTokenCtx, "decode_ns_per_seq": p.DecodeNsPerSeq,
-		"decode_ns_per_ctx_token": p.DecodeNsPerCtxToken, "frontend_ns": p.FrontendNs,
-		"frontend_ns_per_input_token": p.FrontendNsPerInputToken, "noise_sigma": p.NoiseSigma,
-		"host_overhead_ns": p.HostOverheadNs, "power_idle_w": p.PowerIdleW, "power_busy_w": p.PowerBusyW,
+	for _, c := range Coefficients {
+		if v := *c.Field(p); v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			bad("%s: %g must be a finite number ≥ 0", c.Name, v)
+		}
 	}
-	keys := make([]string, 0, len(coef))
-	for k := range coef {
-		keys = append(keys, k)
+	if p.LinearCurve != nil {
+		if err := p.LinearCurve.validate(); err != nil {
+			errs = append(errs, err)
+		}
+		if p.LinearScale <= 0 {
+			bad("linear_scale: %g must be > 0 with a linear_curve", p.LinearScale)
+		}
+	} else if p.LinearScale != 0 {
+		bad("linear_scale: %g given without a linear_curve", p.LinearScale)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if v := coef[k]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			bad("%s: %g must be a finite number ≥ 0", k, v)
+	if p.Posterior != nil {
+		if err := p.Posterior.validate(); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if p.StepNs(Batch{PrefillTokens: 1}) <= 0 || p.StepNs(Batch{DecodeSeqs: 1}) <= 0 {
@@ -182,10 +212,19 @@ func BuiltinProfiles() []*Profile {
 	return out
 }
 
-// ProfileFor returns the built-in profile for the deployment, or, where no
-// measured or transferred profile exists, its roofline estimate.
-func ProfileFor(d Deployment) *Profile {
+// KernelPriorName is the profile name (--profile kernel-prior) that asks
+// for the deployment's kernel prior instead of a file.
+const KernelPriorName = "kernel-prior"
+
+// ProfileFor returns the built-in profile for the deployment; where none
+// was measured, its kernel prior (measured kernel curves transferred to it;
+// eager: vLLM's --enforce-eager), and the roofline estimate only if even
+// that cannot be built.
+func ProfileFor(d Deployment, eager bool) *Profile {
 	if p, err := FindProfile(d.GPU.Name, d.Model.Name, d.TP); err == nil && p.Quant == d.Quant {
+		return p
+	}
+	if p, _, err := KernelPrior(d, DefaultCatalogue(), eager); err == nil {
 		return p
 	}
 	return Roofline(d)

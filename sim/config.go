@@ -106,6 +106,11 @@ type EngineFlags struct {
 	MaxNumBatchedTokens  int
 	GPUMemoryUtilization float64
 	NoPrefixCaching      bool
+	// VLLMVersion, NumGPUBlocksOverride and KVCacheTokens feed the memory
+	// model (model.Engine).
+	VLLMVersion          string
+	NumGPUBlocksOverride int
+	KVCacheTokens        int
 }
 
 // ResolveWorker fills vLLM's defaults and derives the KV capacity.
@@ -144,7 +149,9 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	blocks := 0
 	if len(errs) == 0 {
 		var err error
-		if blocks, err = dep.KVBlocks(f.BlockSize); err != nil {
+		eng := model.Engine{Version: f.VLLMVersion, MaxNumBatchedTokens: f.MaxNumBatchedTokens, MaxNumSeqs: f.MaxNumSeqs,
+			NumGPUBlocksOverride: f.NumGPUBlocksOverride, KVCacheTokens: f.KVCacheTokens}
+		if blocks, err = dep.KVBlocks(f.BlockSize, eng); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -42,6 +42,9 @@ type Summary struct {
 	// kernel time only; power from the profile's curve).
 	GPU     GPUStats        `json:"gpu"`
 	Workers []WorkerSummary `json:"workers"`
+	// Uncertainty holds the model-uncertainty bands when the run drew
+	// coefficient sets from its profile's posterior (--uncertainty K).
+	Uncertainty *Bands `json:"uncertainty,omitempty"`
 }
 
 // WorkerSummary is one worker's share of a run.

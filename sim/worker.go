@@ -207,8 +207,10 @@ func (w *worker) batch() model.Batch {
 			b.DecodeCtxTokens += ctx
 			continue
 		}
+		p := float64(e.tokens)
 		b.PrefillTokens += e.tokens
-		b.PrefillTokenCtx += float64(e.tokens) * float64(ctx)
+		b.PrefillTokenCtx += p * float64(ctx)
+		b.PrefillAttnPairs += p*float64(r.computed) + p*(p+1)/2
 	}
 	return b
 }

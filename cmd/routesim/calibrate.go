@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -18,8 +19,12 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	spec := fs.String("spec", "", "calibration spec (JSON): the measured runs, their setups and files (see README)")
 	out := fs.String("out", "", "write profile.json, report.json and report.txt to this directory")
 	maxEvals := fs.Int("max-evals", 1500, "loss evaluations of the search over summary statistics")
-	params := fs.StringSlice("fit", calib.DefaultParams, "coefficients to fit (profile JSON names)")
-	reg := fs.Float64("regularization", 0.01, "weight of log(θ/θ_start)² per coefficient (0 = none)")
+	params := fs.StringSlice("fit", nil, "coefficients to fit (profile JSON names; default: "+strings.Join(calib.KernelParams, ",")+" for a kernel profile, "+strings.Join(calib.DefaultParams, ",")+" for a linear one)")
+	reg := fs.Float64("prior-weight", 1, "weight of the priors (1 = MAP with the documented priors; 0 = none, a plain least-squares fit)")
+	modelErr := fs.Float64("model-error", 0.1, "relative error (log units) each headline statistic may carry: measurement noise plus model error")
+	derive := fs.String("derive", "", "instead of fitting, write each run's measured statistics to DIR/RUN.json (a derived table with its --source, for data whose files may not be redistributed)")
+	source := fs.String("source", "", "with --derive: the citation written into every derived file")
+	noPost := fs.Bool("no-posterior", false, "skip the Laplace approximation of the coefficients' uncertainty (faster; the profile then gives no bands)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim calibrate --spec FILE [--out DIR]\n\nFit a step-time profile to measured runs (AIPerf exports, NVML samples) by re-simulating them.\n\nFlags:\n%s", fs.FlagUsages())
 	}
@@ -36,11 +41,49 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *derive != "" {
+		if *source == "" {
+			return usageError{fmt.Errorf("calibrate: --derive needs --source (the citation of the measurements)")}
+		}
+		obs, err := s.Load()
+		if err != nil {
+			return err
+		}
+		d, err := export.NewDir(*derive)
+		if err != nil {
+			return err
+		}
+		for _, m := range calib.Derive(obs, *source) {
+			w, err := d.Create(m.Run + ".json")
+			if err == nil {
+				err = writeJSON(w, m)
+			}
+			if err != nil {
+				d.Abort()
+				return err
+			}
+		}
+		if err := d.Commit(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %d derived files to %s\n", len(obs), *derive)
+		return nil
+	}
 	r := *reg
+	if r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+		return usageError{fmt.Errorf("calibrate: --prior-weight %g must be a finite number ≥ 0", r)}
+	}
+	if !(*modelErr > 0) || math.IsInf(*modelErr, 0) {
+		return usageError{fmt.Errorf("calibrate: --model-error %g must be a finite number > 0", *modelErr)}
+	}
 	if r == 0 {
 		r = -1
 	}
-	res, err := calib.Fit(s, calib.Options{MaxEvals: *maxEvals, Params: *params, Regularization: r})
+	var fit []string
+	if fs.Changed("fit") {
+		fit = *params
+	}
+	res, err := calib.Fit(s, calib.Options{MaxEvals: *maxEvals, Params: fit, Regularization: r, ModelError: *modelErr, NoPosterior: *noPost})
 	if err != nil {
 		return err
 	}

@@ -21,11 +21,21 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "GPU\tMODEL\tTP\tQUANT\tKIND\tFIT ERROR\tNAME")
+	fmt.Fprintln(tw, "GPU\tMODEL\tTP\tQUANT\tKIND\tFORM\tPREFILL µs/tok\tPREFILL MFU\tDECODE HBM\tFIT ERROR\tNAME")
 	builtin := map[string]bool{}
+	cat := model.DefaultCatalogue()
 	for _, p := range model.BuiltinProfiles() {
 		builtin[fmt.Sprintf("%s/%s/%d/%s", strings.ToLower(p.GPU), strings.ToLower(p.Model), p.TP, p.Quant)] = true
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", p.GPU, p.Model, p.TP, p.Quant, p.Kind, p.FitError, p.Name)
+		form := "linear"
+		if p.IsKernel() {
+			form = "kernel"
+		}
+		pre, mfu, hbm := "-", "-", "-"
+		if d, err := profileDeployment(cat, p); err == nil {
+			im := p.Implied(d)
+			pre, mfu, hbm = fmt.Sprintf("%.1f", im.PrefillNsPerToken/1e3), fmt.Sprintf("%.0f%%", 100*im.PrefillMFU), fmt.Sprintf("%.0f%%", 100*im.DecodeHBMUtil)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.Model, p.TP, p.Quant, p.Kind, form, pre, mfu, hbm, p.FitError, p.Name)
 		if *verbose {
 			fmt.Fprintf(tw, "\tsource: %s\t\t\t\t\t\n", p.Source)
 			if p.Note != "" {
@@ -34,7 +44,8 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	tw.Flush()
-	cat := model.DefaultCatalogue()
+	fmt.Fprintf(stdout, "\nPREFILL: a %d-token fresh chunk's step time per token and its model FLOPs over peak; DECODE HBM: a %d-sequence × %d-token decode step's bytes over peak bandwidth.\n",
+		model.ImpliedRefChunk, model.ImpliedRefDecodeSeq, model.ImpliedRefDecodeCtx)
 	var roof []string
 	for _, g := range cat.GPUs {
 		for _, m := range cat.Models {
@@ -44,7 +55,7 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 						continue
 					}
 					d := model.Deployment{GPU: g, Model: m, TP: tp, Quant: q, KVDtypeBytes: 2, GPUMemoryUtilization: 0.9}
-					if _, err := d.KVBlocks(16); err != nil {
+					if _, err := d.KVBlocks(16, model.Engine{MaxNumBatchedTokens: 2048, MaxNumSeqs: 256}); err != nil {
 						continue // does not fit
 					}
 					roof = append(roof, fmt.Sprintf("%s/%s/tp%d/%s", g.Name, m.Name, tp, q))
@@ -55,4 +66,17 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 	_, err := fmt.Fprintf(stdout, "\nEvery other deployment that fits in memory uses a roofline estimate (kind \"roofline\", flagged in every output):\n  %s\n",
 		strings.Join(roof, "\n  "))
 	return err
+}
+
+// profileDeployment resolves the catalogue deployment a profile describes.
+func profileDeployment(cat *model.Catalogue, p *model.Profile) (model.Deployment, error) {
+	g, err := cat.GPU(p.GPU)
+	if err != nil {
+		return model.Deployment{}, err
+	}
+	m, err := cat.Model(p.Model)
+	if err != nil {
+		return model.Deployment{}, err
+	}
+	return model.Deployment{GPU: g, Model: m, TP: p.TP, Quant: p.Quant, KVDtypeBytes: 2, GPUMemoryUtilization: 0.9}, nil
 }

@@ -27,6 +27,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.String("scenario", "", "scenario file (JSON with the run's settings; flags override it), e.g. testdata/scenarios/*.json")
 	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json, profile_export.jsonl, nvml.csv and manifest.json to this directory")
 	decisions := fs.String("trace-decisions", "", "write every routing decision (reason, per-worker scores) to this file as JSON lines")
+	draws := fs.Int("uncertainty", 0, "also run K coefficient sets drawn from the profile's posterior (same seed) and report each statistic's 10–90 % band (0 = off)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim run [flags]\n\nSimulate one trace on N workers under one policy and print the summary.\n\nFlags:\n%s", fs.FlagUsages())
 	}
@@ -35,6 +36,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("run: unexpected arguments %q", fs.Args())}
+	}
+	if err := checkDraws(*draws); err != nil {
+		return err
 	}
 	st, err := buildSim(fs, &f)
 	if err != nil {
@@ -62,6 +66,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	sum := sim.Summarize(res, st.Profile)
+	if *draws > 0 {
+		if sum.Uncertainty, err = st.RunBands(f.Seed, *draws, 0, f.NewPolicy); err != nil {
+			return usageError{fmt.Errorf("--uncertainty: %w", err)}
+		}
+	}
 	if *out != "" {
 		if err := writeRunOutputs(*out, &f, st, res, &sum); err != nil {
 			return err
@@ -71,9 +80,51 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if pop != nil {
-		_, err = fmt.Fprintln(stdout, pop.Report())
+		if _, err = fmt.Fprintln(stdout, pop.Report()); err != nil {
+			return err
+		}
 	}
-	return err
+	if sum.Uncertainty != nil {
+		return printBands(stdout, &sum)
+	}
+	return nil
+}
+
+// checkDraws validates --uncertainty.
+func checkDraws(k int) error {
+	if k < 0 || k > 1000 {
+		return usageError{fmt.Errorf("--uncertainty %d must be in [0, 1000]", k)}
+	}
+	return nil
+}
+
+// printBands prints each banded statistic's point estimate next to its
+// 10–90 % band over the coefficient draws.
+func printBands(w io.Writer, s *sim.Summary) error {
+	u := s.Uncertainty
+	fmt.Fprintf(w, "\nmodel uncertainty: %d coefficient sets drawn from the profile's posterior, same seed; 10th–90th percentile band\n  (%s)\n", u.Draws, u.Method)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "statistic\testimate\tband low\tband high\t\n")
+	end := func(v *float64, scale float64) string {
+		if v == nil {
+			return "undefined"
+		}
+		return fmt.Sprintf("%.4g", *v*scale)
+	}
+	for _, k := range sim.BandKeys {
+		scale, name := 1.0, k
+		if k == "completeness" || k == "rejected_share" || k == "gpu_util_mean" {
+			scale, name = 100, k+" (%)"
+		}
+		v := sim.BandValue(s, k)
+		est := "undefined"
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			est = fmt.Sprintf("%.4g", v*scale)
+		}
+		b := u.Bands[k]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, est, end(b[0], scale), end(b[1], scale))
+	}
+	return tw.Flush()
 }
 
 // manifest records everything needed to reproduce a run's outputs.

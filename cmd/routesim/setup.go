@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim/scenario"
 	"github.com/routesim/routesim/sim/session"
@@ -40,6 +41,10 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.IntVar(&s.MaxNumBatchedTokens, "max-num-batched-tokens", s.MaxNumBatchedTokens, "tokens per engine step (0 = vLLM's default: 2048 on A100, 8192 on H100/H200)")
 	fs.Float64Var(&s.GPUMemUtil, "gpu-memory-utilization", s.GPUMemUtil, "fraction of GPU memory vLLM may use")
 	fs.BoolVar(&s.PrefixCaching, "enable-prefix-caching", s.PrefixCaching, "reuse cached prompt blocks (--enable-prefix-caching=false to disable)")
+	fs.StringVar(&s.VLLMVersion, "vllm-version", s.VLLMVersion, "vLLM version whose start-up memory profiling sizes the KV cache (empty = "+model.DefaultVLLMVersion+"; before 0.17 activations reserved ≈2.5× more)")
+	fs.IntVar(&s.NumGPUBlocksOverride, "num-gpu-blocks-override", s.NumGPUBlocksOverride, "KV capacity in blocks of --block-size, as vLLM's flag (0 = derive it from memory)")
+	fs.IntVar(&s.KVCacheTokens, "kv-cache-tokens", s.KVCacheTokens, "KV capacity in tokens: the \"GPU KV cache size: N tokens\" your vLLM log printed (0 = derive it)")
+	fs.BoolVar(&s.EnforceEager, "enforce-eager", s.EnforceEager, "vLLM's --enforce-eager (no CUDA graphs): a kernel prior then carries eager-mode launch gaps")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of every random stream in the run")
 	fs.Float64Var(&s.WarmupS, "warmup", s.WarmupS, "seconds at the start whose arrivals are left out of the statistics (they still load the cluster)")
 	fs.BoolVar(&s.CheckInvariants, "check-invariants", s.CheckInvariants, "check KV-cache invariants after every step (slow; for debugging)")

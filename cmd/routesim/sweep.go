@@ -63,6 +63,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	slo := fs.Float64("slo-ttft", 0, "TTFT SLO in ms for --metric goodput")
 	boot := fs.Int("bootstrap", 1000, "bootstrap replicates for the crossover confidence interval")
 	perReq := fs.Bool("per-request", false, "also write requests.parquet (every request of every point)")
+	draws := fs.Int("uncertainty", 0, "per point, also run K coefficient sets drawn from the profile's posterior (the point's seed): summaries carry 10–90 % bands, plots shade them, crossover intervals include them (0 = off)")
 	shardFlag := fs.String("shard", "0/1", "run only shard i of k (0-based), e.g. 2/3; join shards with routesim merge")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	slices := fs.Bool("slices", false, "seed k also replays its own --first window of the trace, spread evenly over it (--skip is ignored)")
@@ -145,6 +146,18 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return usageError{err}
 	}
+	if err := checkDraws(*draws); err != nil {
+		return err
+	}
+	if *draws > 0 {
+		b, err := base.Build(prof)
+		if err != nil {
+			return usageError{err}
+		}
+		if _, err := b.Posterior(); err != nil {
+			return usageError{fmt.Errorf("--uncertainty: %w", err)}
+		}
+	}
 	grid := sweep.Grid{Ns: ns, Policies: *pols, Seeds: *seeds, BaseSeed: *baseSeed, RateScales: *rates, Slices: *slices}
 	if len(arrivals) > 1 {
 		grid.Rates = arrivals
@@ -158,7 +171,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 	}
 	m := &sweepManifest{Tool: "routesim", Version: Version, Command: "sweep", Base: base, Grid: grid, Metric: *metric,
-		SLOTTFTMs: *slo, Bootstrap: *boot, PerRequest: *perReq, Profile: prof.Name,
+		SLOTTFTMs: *slo, Bootstrap: *boot, PerRequest: *perReq, Uncertainty: *draws, Profile: prof.Name,
 		Meta: plots.Meta{Trace: base.Trace, GPU: prof.GPU, Model: prof.Model, ProfileKind: prof.Kind}}
 	switch base.Workload {
 	case "sessions":
@@ -177,7 +190,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := writeShardManifest(*out, m, shard); err != nil {
 		return err
 	}
-	r := &sweep.Runner{Base: base, Grid: grid, Dir: *out, Jobs: *jobs, Shard: shard, PerRequest: *perReq,
+	r := &sweep.Runner{Base: base, Grid: grid, Dir: *out, Jobs: *jobs, Shard: shard, PerRequest: *perReq, Uncertainty: *draws,
 		Progress: progress(stderr, *quiet)}
 	results, err := r.Run(ctx)
 	if err != nil {

@@ -29,8 +29,10 @@ type sweepManifest struct {
 	SLOTTFTMs  float64       `json:"slo_ttft_ms"`
 	Bootstrap  int           `json:"bootstrap"`
 	PerRequest bool          `json:"per_request"`
-	Profile    string        `json:"profile"`
-	Meta       plots.Meta    `json:"meta"`
+	// Uncertainty is --uncertainty (coefficient draws per point).
+	Uncertainty int        `json:"uncertainty,omitempty"`
+	Profile     string     `json:"profile"`
+	Meta        plots.Meta `json:"meta"`
 }
 
 func readManifest(dir string) (*sweepManifest, error) {

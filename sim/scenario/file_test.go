@@ -26,8 +26,8 @@ func TestShippedScenariosLoadAndBuild(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
-		if b.Profile.Kind != "roofline" {
-			t.Errorf("%s: profile %s is %s; the docs say roofline", f, b.Profile.Name, b.Profile.Kind)
+		if b.Profile.Kind != "transfer" || !b.Profile.IsKernel() || !strings.Contains(s.Description, "kernel prior") {
+			t.Errorf("%s: profile %s is %s (kernel=%v); the description must say which (kernel prior)", f, b.Profile.Name, b.Profile.Kind, b.Profile.IsKernel())
 		}
 	}
 }

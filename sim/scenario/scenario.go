@@ -52,6 +52,15 @@ type Spec struct {
 	MaxNumBatchedTokens int     `json:"max_num_batched_tokens"`
 	GPUMemUtil          float64 `json:"gpu_memory_utilization"`
 	PrefixCaching       bool    `json:"enable_prefix_caching"`
+	// VLLMVersion selects the memory model's activation terms;
+	// NumGPUBlocksOverride and KVCacheTokens replace the derived KV
+	// capacity (vLLM's --num-gpu-blocks-override; the "GPU KV cache size"
+	// of a vLLM log). EnforceEager is vLLM's --enforce-eager (no CUDA
+	// graphs): it shapes a kernel prior's launch overhead.
+	VLLMVersion          string `json:"vllm_version,omitempty"`
+	NumGPUBlocksOverride int    `json:"num_gpu_blocks_override,omitempty"`
+	KVCacheTokens        int    `json:"kv_cache_tokens,omitempty"`
+	EnforceEager         bool   `json:"enforce_eager,omitempty"`
 
 	Seed            uint64 `json:"seed"`
 	CheckInvariants bool   `json:"check_invariants"`
@@ -175,12 +184,19 @@ func (s *Spec) Deployment() (model.Deployment, error) {
 // LoadProfile reads s.Profile, or picks the built-in profile for the
 // deployment (a roofline estimate where none was measured).
 func (s *Spec) LoadProfile() (*model.Profile, error) {
-	if s.Profile == "" {
+	if s.Profile == "" || s.Profile == model.KernelPriorName {
 		dep, err := s.Deployment()
 		if err != nil {
 			return nil, err
 		}
-		return model.ProfileFor(dep), nil
+		if s.Profile == "" {
+			return model.ProfileFor(dep, s.EnforceEager), nil
+		}
+		p, _, err := model.KernelPrior(dep, model.DefaultCatalogue(), s.EnforceEager)
+		if err != nil {
+			return nil, fmt.Errorf("--profile %s: %w", s.Profile, err)
+		}
+		return p, nil
 	}
 	f, err := os.Open(s.Profile)
 	if err != nil {
@@ -215,7 +231,8 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	wc, err := sim.ResolveWorker(dep, sim.EngineFlags{
 		BlockSize: s.BlockSize, MaxModelLen: s.MaxModelLen, MaxNumSeqs: s.MaxNumSeqs,
 		MaxNumBatchedTokens: s.MaxNumBatchedTokens, GPUMemoryUtilization: s.GPUMemUtil,
-		NoPrefixCaching: !s.PrefixCaching,
+		NoPrefixCaching: !s.PrefixCaching, VLLMVersion: s.VLLMVersion,
+		NumGPUBlocksOverride: s.NumGPUBlocksOverride, KVCacheTokens: s.KVCacheTokens,
 	})
 	if err != nil {
 		return nil, err
@@ -283,9 +300,15 @@ func (b *Built) ForSeed(seed uint64, concurrency int) (*sim.Workload, ClosedLoop
 
 // Run simulates b once with seed and policy pol.
 func (b *Built) Run(seed uint64, pol policy.Policy) (*sim.Result, ClosedLoop, error) {
+	return b.RunWith(seed, 0, pol)
+}
+
+// RunWith is Run with a session workload's users overridden by
+// concurrency (> 0), as in ForSeed.
+func (b *Built) RunWith(seed uint64, concurrency int, pol policy.Policy) (*sim.Result, ClosedLoop, error) {
 	cfg := b.Config
 	cfg.Seed = seed
-	wl, pop := b.ForSeed(seed, 0)
+	wl, pop := b.ForSeed(seed, concurrency)
 	if pop != nil {
 		cfg.FollowUp = pop
 	}

@@ -80,6 +80,9 @@ type Crossover struct {
 	CIHigh      int     `json:"ci_high"`
 	NoFlipShare float64 `json:"no_flip_share"`
 	Replicates  int     `json:"replicates"`
+	// ModelUncertainty says the replicates also drew the profile's
+	// coefficients (sweep --uncertainty), not only the seeds.
+	ModelUncertainty bool `json:"model_uncertainty,omitempty"`
 	// Axis is what varies ("N" or "concurrency"); Ns its values. Means per
 	// value of A and B (same order).
 	Axis  string    `json:"axis"`
@@ -111,6 +114,52 @@ func collect(results []Result, g Grid, rate float64, m Metric) samples {
 		}
 	}
 	return s
+}
+
+// drawSamples are per-draw metric values, [policy][axis index][seed][draw],
+// when every point ran the same number of coefficient draws (else nil).
+type drawSamples map[string][][][]float64
+
+func collectDraws(results []Result, g Grid, rate float64, m Metric) (drawSamples, int) {
+	k := -1
+	for i := range results {
+		if results[i].Point.RateScale != rate {
+			continue
+		}
+		if n := len(results[i].Draws); k < 0 {
+			k = n
+		} else if n != k {
+			return nil, 0
+		}
+	}
+	if k <= 0 {
+		return nil, 0
+	}
+	_, axis := g.Axis()
+	idx := map[int]int{}
+	for i, n := range axis {
+		idx[n] = i
+	}
+	d := drawSamples{}
+	for _, p := range g.Policies {
+		d[p] = make([][][]float64, len(axis))
+	}
+	for i := range results {
+		r := &results[i]
+		ni, ok := idx[g.AxisValue(r.Point)]
+		if r.Point.RateScale != rate || !ok || d[r.Point.Policy] == nil {
+			continue
+		}
+		vals := make([]float64, k)
+		for j := range r.Draws {
+			// A draw is a summary only: a metric that needs per-request
+			// TTFTs (goodput) keeps the point's own value.
+			dr := Result{Point: r.Point, Summary: r.Draws[j], TTFTMs: r.TTFTMs}
+			vals[j] = m.Value(&dr)
+		}
+		d[r.Point.Policy][ni] = append(d[r.Point.Policy][ni], vals)
+	}
+	return d, k
 }
 
 func mean(xs []float64) float64 {
@@ -179,8 +228,17 @@ func Crossovers(results []Result, g Grid, m Metric, replicates int, seed uint64)
 					c.FlipN = axis[at]
 				}
 				var flips []int
+				ds, k := collectDraws(results, g, rate, m)
+				c.ModelUncertainty = k > 0
 				for rep := 0; rep < replicates; rep++ {
-					ra, rb := resamplePaired(s[a], s[b], rng)
+					sa, sb := s[a], s[b]
+					if k > 0 {
+						// One coefficient draw per replicate, common to every
+						// point: a draw is one hypothesis about the hardware.
+						j := rng.IntN(k)
+						sa, sb = ds.at(a, j), ds.at(b, j)
+					}
+					ra, rb := resamplePaired(sa, sb, rng)
 					if _, at := flip(ra, rb, m.HigherBetter); at >= 0 {
 						flips = append(flips, axis[at])
 					}
@@ -251,4 +309,15 @@ func prevN(ns []int, n int) int {
 		}
 	}
 	return n
+}
+
+// at returns policy p's values at draw j, shaped like samples ([axis][seed]).
+func (d drawSamples) at(p string, j int) [][]float64 {
+	out := make([][]float64, len(d[p]))
+	for i, seeds := range d[p] {
+		for _, vals := range seeds {
+			out[i] = append(out[i], vals[j])
+		}
+	}
+	return out
 }

@@ -24,6 +24,9 @@ type Result struct {
 	ArrivalS []float64    `json:"arrival_s"`
 	TTFTMs   []float64    `json:"ttft_ms"`
 	Records  []sim.Record `json:"records,omitempty"` // with PerRequest
+	// Draws are the point's runs with coefficient sets drawn from the
+	// profile's posterior (Runner.Uncertainty; per-worker detail dropped).
+	Draws []sim.Summary `json:"draws,omitempty"`
 }
 
 // Runner runs a grid on a base scenario.
@@ -34,6 +37,10 @@ type Runner struct {
 	Jobs       int    // parallel runs (≥ 1)
 	Shard      Shard
 	PerRequest bool // keep every request record in the point files
+	// Uncertainty is the number of coefficient draws per point (0 = none):
+	// each point also runs that many profiles drawn from the posterior,
+	// with the point's seed, and its summary carries their 10–90 % bands.
+	Uncertainty int
 	// Progress, if set, is called after each point (from one goroutine at
 	// a time) with the points done and the points this run must do.
 	Progress func(done, total int, p Point)
@@ -221,6 +228,19 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	}
 	if r.PerRequest {
 		out.Records = res.Records
+	}
+	if r.Uncertainty > 0 {
+		c := *b
+		c.Config.Workers = p.N
+		method, draws, err := c.RunDraws(p.Seed, r.Uncertainty, 1, p.Concurrency, s.NewPolicy)
+		if err != nil {
+			return fmt.Errorf("point %s: --uncertainty: %w", p.Key(), err)
+		}
+		out.Summary.Uncertainty = sim.NewBands(method, draws)
+		for i := range draws {
+			draws[i].Workers, draws[i].GPU.GPUs = nil, nil
+		}
+		out.Draws = draws
 	}
 	return export.WriteFile(filepath.Join(PointsDir(r.Dir), p.Key()+".json"), func(w io.Writer) error {
 		return json.NewEncoder(w).Encode(out)

@@ -1,0 +1,144 @@
+package calib
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/routesim/routesim/model"
+)
+
+// mapResiduals are the residuals whose sum of squares is the MAP
+// objective: √scale × the data residuals, then each fitted coefficient's
+// prior z-score / √2. nil if the simulation failed.
+func (f *fitter) mapResiduals(p *model.Profile) []float64 {
+	r, err := f.residuals(p)
+	if err != nil {
+		return nil
+	}
+	s := math.Sqrt(f.scale())
+	out := make([]float64, 0, len(r)+len(f.coefs))
+	for _, v := range r {
+		out = append(out, s*v)
+	}
+	for _, c := range f.coefs {
+		pr, ok := f.priors[c.name]
+		v := *c.field(p)
+		if !ok || v <= 0 {
+			out = append(out, 0)
+			continue
+		}
+		out = append(out, math.Log(v/pr.Centre)/pr.LogSD/math.Sqrt2)
+	}
+	return out
+}
+
+// withLog returns p with each fitted coefficient set to exp(u_i), kept at
+// or above its physical floor and the host overhead within the step base.
+func (f *fitter) withLog(p *model.Profile, u []float64) *model.Profile {
+	q := *p
+	for i, c := range f.coefs {
+		*c.field(&q) = math.Max(math.Exp(u[i]), c.floor*1.0001)
+	}
+	q.HostOverheadNs = math.Min(q.HostOverheadNs, 0.95*q.StepBaseNs)
+	return &q
+}
+
+// levenbergMarquardt minimises the MAP objective from p over the fitted
+// coefficients' logarithms: Jacobian by central differences (step h),
+// damped Gauss–Newton steps, at most iters iterations. It returns p itself
+// if no step improves it. A least-squares objective is what LM is made
+// for; unlike Nelder–Mead it uses the residuals' structure and converges in
+// a few dozen simulations per iteration.
+func (f *fitter) levenbergMarquardt(p *model.Profile, iters int) (*model.Profile, float64) {
+	k := len(f.coefs)
+	u := make([]float64, k)
+	for i, c := range f.coefs {
+		u[i] = math.Log(math.Max(*c.field(p), c.floor*1.0001))
+	}
+	r := f.mapResiduals(f.withLog(p, u))
+	if r == nil {
+		return p, math.Inf(1)
+	}
+	best := sumSquares(r)
+	lambda := 1e-2
+	const h = 0.02
+	for it := 0; it < iters; it++ {
+		f.evals++
+		cols := make([][]float64, k)
+		for j := range k {
+			up, down := append([]float64(nil), u...), append([]float64(nil), u...)
+			up[j] += h
+			down[j] -= h
+			ru, rd := f.mapResiduals(f.withLog(p, up)), f.mapResiduals(f.withLog(p, down))
+			f.evals += 2
+			if len(ru) != len(r) || len(rd) != len(r) {
+				continue
+			}
+			col := make([]float64, len(r))
+			for i := range col {
+				col[i] = (ru[i] - rd[i]) / (2 * h)
+			}
+			cols[j] = col
+		}
+		jtj := mat.NewSymDense(k, nil)
+		jtr := mat.NewVecDense(k, nil)
+		for a := range k {
+			if cols[a] == nil {
+				continue
+			}
+			g := 0.0
+			for i := range r {
+				g += cols[a][i] * r[i]
+			}
+			jtr.SetVec(a, g)
+			for b := a; b < k; b++ {
+				if cols[b] == nil {
+					continue
+				}
+				s := 0.0
+				for i := range r {
+					s += cols[a][i] * cols[b][i]
+				}
+				jtj.SetSym(a, b, s)
+			}
+		}
+		improved := false
+		for try := 0; try < 8 && !improved; try++ {
+			m := mat.NewSymDense(k, nil)
+			for a := range k {
+				for b := a; b < k; b++ {
+					m.SetSym(a, b, jtj.At(a, b))
+				}
+				m.SetSym(a, a, jtj.At(a, a)*(1+lambda)+1e-9)
+			}
+			var chol mat.Cholesky
+			if !chol.Factorize(m) {
+				lambda *= 10
+				continue
+			}
+			var step mat.VecDense
+			if err := chol.SolveVecTo(&step, jtr); err != nil {
+				lambda *= 10
+				continue
+			}
+			next := make([]float64, k)
+			for a := range k {
+				d := math.Max(-0.5, math.Min(0.5, -step.AtVec(a))) // at most ×e^±0.5 per step
+				next[a] = u[a] + d
+			}
+			rn := f.mapResiduals(f.withLog(p, next))
+			f.evals++
+			if l := sumSquares(rn); rn != nil && l < best-1e-9 {
+				u, r, best, improved = next, rn, l, true
+				lambda = math.Max(lambda/3, 1e-6)
+			} else {
+				lambda *= 10
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	return f.withLog(p, u), best
+}

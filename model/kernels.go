@@ -1,0 +1,168 @@
+package model
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+//go:embed data/kernels/*.json
+var kernelFS embed.FS
+
+// LinearCurve is the measured time of one step's token-wise transformer
+// work — every layer's norms, QKV/O projections, rotary embedding, gated
+// MLP and residual adds — as a function of the tokens in the step (prefill
+// and decode tokens together: they share the GEMMs). Points are
+// interpolated linearly and extrapolated with the last slope.
+type LinearCurve struct {
+	Source string    `json:"source"`
+	Tokens []int     `json:"tokens"`
+	Ns     []float64 `json:"ns"`
+}
+
+// At is the curve's time for t tokens (0 for t ≤ 0).
+func (c *LinearCurve) At(t int) float64 {
+	n := len(c.Tokens)
+	if t <= 0 || n == 0 {
+		return 0
+	}
+	if t <= c.Tokens[0] {
+		return c.Ns[0]
+	}
+	i := sort.SearchInts(c.Tokens, t)
+	if i < n && c.Tokens[i] == t {
+		return c.Ns[i]
+	}
+	if i >= n {
+		i = n - 1
+	}
+	x0, x1 := float64(c.Tokens[i-1]), float64(c.Tokens[i])
+	y0, y1 := c.Ns[i-1], c.Ns[i]
+	return y0 + (y1-y0)*(float64(t)-x0)/(x1-x0)
+}
+
+func (c *LinearCurve) validate() error {
+	if len(c.Tokens) < 2 || len(c.Tokens) != len(c.Ns) {
+		return fmt.Errorf("linear_curve: need ≥ 2 points with one time per token count (have %d tokens, %d times)", len(c.Tokens), len(c.Ns))
+	}
+	for i := range c.Tokens {
+		if c.Tokens[i] < 1 || (i > 0 && c.Tokens[i] <= c.Tokens[i-1]) {
+			return fmt.Errorf("linear_curve: tokens[%d] = %d: token counts must be ≥ 1 and increasing", i, c.Tokens[i])
+		}
+		if v := c.Ns[i]; !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("linear_curve: ns[%d] = %g must be a finite number > 0", i, v)
+		}
+	}
+	return nil
+}
+
+// kernelFile is one measured reference: a GPU, the model it was measured
+// with, and one curve per tensor-parallel degree.
+type kernelFile struct {
+	Name    string `json:"name"`
+	GPURef  string `json:"gpu_ref"`
+	Source  string `json:"source"`
+	License string `json:"license"`
+	Model   struct {
+		Name         string `json:"name"`
+		Layers       int    `json:"layers"`
+		Hidden       int    `json:"hidden"`
+		Intermediate int    `json:"intermediate"`
+		Heads        int    `json:"heads"`
+		KVHeads      int    `json:"kv_heads"`
+	} `json:"model"`
+	Curves []struct {
+		TP     int       `json:"tp"`
+		Tokens []int     `json:"tokens"`
+		Ns     []float64 `json:"ns"`
+	} `json:"curves"`
+}
+
+func readKernelFile(name string) *kernelFile {
+	b, err := kernelFS.ReadFile("data/kernels/" + name)
+	if err != nil {
+		panic("model: embedded kernel curves missing: " + err.Error())
+	}
+	var f kernelFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		panic("model: embedded kernel curves corrupt: " + err.Error())
+	}
+	return &f
+}
+
+// kernelRef picks the measured reference for a GPU: Vidur's A100 profile
+// (Meta-Llama-3-8B) for Ampere data-centre parts, its H100 profile
+// (Llama-2-7B) for Hopper, and the A100 one, scaled by peak FLOP/s and
+// bandwidth, for anything else (flagged as a cross-architecture transfer).
+func kernelRef(g GPU) (file string, sameArch bool) {
+	name := strings.ToUpper(g.Name)
+	switch {
+	case strings.HasPrefix(name, "A100"):
+		return "vidur-a100-llama-3-8b.json", true
+	case strings.HasPrefix(name, "H100"), strings.HasPrefix(name, "H200"):
+		return "vidur-h100-llama-2-7b.json", true
+	}
+	return "vidur-a100-llama-3-8b.json", false
+}
+
+// LinearCurveFor transfers the measured reference curve to deployment d:
+//
+//	lin_d(T) = lin_ref(T) · ((1 − w(T))·r_F + w(T)·r_B),  w(T) = min(1, lin_ref(1)/lin_ref(T))
+//
+// where r_F is the ratio of linear FLOPs per GPU (and of peak FLOP/s) and
+// r_B the ratio of weight bytes per GPU (and of HBM bandwidth), and w is
+// the share of the reference step that is weight-read bound (1 for one
+// token, falling as the GEMMs become compute bound). The curve measured at
+// the deployment's TP is used; a TP without a measurement is scaled from
+// the nearest one by the FLOP and byte ratios, which carry 1/TP.
+func LinearCurveFor(d Deployment, cat *Catalogue) (*LinearCurve, error) {
+	file, sameArch := kernelRef(d.GPU)
+	ref := readKernelFile(file)
+	refGPU, err := cat.GPU(ref.GPURef)
+	if err != nil {
+		return nil, err
+	}
+	tp := max(d.TP, 1)
+	ci, best := 0, math.Inf(1)
+	for i, c := range ref.Curves {
+		if dist := math.Abs(math.Log(float64(c.TP) / float64(tp))); dist < best {
+			ci, best = i, dist
+		}
+	}
+	c := ref.Curves[ci]
+	rm := ref.Model
+	refLinear := float64(rm.Layers) * float64(linearParams(rm.Hidden, rm.Intermediate, rm.Heads, rm.KVHeads, rm.Hidden/rm.Heads)) / float64(c.TP)
+	ourLinear := float64(d.Model.Layers) * float64(d.Model.linearParamsPerLayer()) / float64(tp)
+	peak := d.GPU.BF16FLOPS
+	bytesPerParam := 2.0
+	if d.Quant == FP8 {
+		bytesPerParam = 1
+		if d.GPU.FP8FLOPS > 0 {
+			peak = d.GPU.FP8FLOPS
+		}
+	}
+	rF := ourLinear / refLinear * refGPU.BF16FLOPS / peak
+	rB := ourLinear * bytesPerParam / (refLinear * 2) * refGPU.HBMBytesPerSec / d.GPU.HBMBytesPerSec
+	out := &LinearCurve{Tokens: append([]int(nil), c.Tokens...), Ns: make([]float64, len(c.Ns))}
+	one := c.Ns[0]
+	for i, v := range c.Ns {
+		w := math.Min(1, one/v)
+		out.Ns[i] = math.Round(v * ((1-w)*rF + w*rB))
+	}
+	how := "same architecture"
+	if !sameArch {
+		how = "cross-architecture transfer by peak FLOP/s and bandwidth"
+	}
+	out.Source = fmt.Sprintf("%s, TP %d, transferred to %s/%s/TP%d/%s (%s: FLOP ratio %.3f, byte ratio %.3f); %s",
+		ref.Name, c.TP, d.GPU.Name, d.Model.Name, tp, d.Quant, how, rF, rB, ref.License)
+	return out, nil
+}
+
+// linearParams is one block's q, k, v, o and gated-MLP parameter count.
+func linearParams(hidden, inter, heads, kvHeads, headDim int) int64 {
+	h, hd := int64(hidden), int64(headDim)
+	return h*int64(heads)*hd + 2*h*int64(kvHeads)*hd + int64(heads)*hd*h + 3*h*int64(inter)
+}

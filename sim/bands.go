@@ -1,0 +1,104 @@
+package sim
+
+import (
+	"math"
+	"sort"
+)
+
+// BandKeys are the summary statistics an uncertainty band is reported for,
+// with the names summary.json uses (distribution.statistic).
+var BandKeys = []string{"ttft_ms.p50", "ttft_ms.avg", "ttft_ms.p90", "ttft_offered_ms.p50", "itl_ms.avg", "e2e_ms.avg",
+	"completeness", "rejected_share", "requests_per_s", "gpu_util_mean"}
+
+// BandValue reads one BandKeys statistic from a summary (NaN if undefined,
+// e.g. TTFT over offered requests where rejections reach the quantile).
+func BandValue(s *Summary, key string) float64 {
+	switch key {
+	case "ttft_ms.p50":
+		return s.TTFTMs.Pct("p50")
+	case "ttft_ms.avg":
+		return s.TTFTMs.Avg
+	case "ttft_ms.p90":
+		return s.TTFTMs.Pct("p90")
+	case "ttft_offered_ms.p50":
+		if p := s.TTFTOfferedMs["p50"]; p != nil {
+			return *p
+		}
+		return math.Inf(1)
+	case "itl_ms.avg":
+		return s.ITLMs.Avg
+	case "e2e_ms.avg":
+		return s.E2EMs.Avg
+	case "completeness":
+		return s.Completeness
+	case "rejected_share":
+		if s.Offered == 0 {
+			return math.NaN()
+		}
+		n := 0
+		for _, v := range s.Rejected {
+			n += v
+		}
+		return float64(n) / float64(s.Offered)
+	case "requests_per_s":
+		return s.RequestsPerS
+	case "gpu_util_mean":
+		return s.GPU.UtilMean
+	}
+	return math.NaN()
+}
+
+// Bands are the 10th–90th percentile range of summary statistics over
+// runs whose step-time coefficients were drawn from a profile's posterior
+// (the same seed for every draw: common random numbers).
+type Bands struct {
+	Draws  int    `json:"draws"`
+	Method string `json:"method"`
+	// Bands maps a BandKeys name to [p10, p90]; an undefined end (the
+	// statistic was undefined in that share of draws) is null.
+	Bands map[string][2]*float64 `json:"bands"`
+}
+
+// BandLo and BandHi are the percentiles a band spans.
+const (
+	BandLo = 0.10
+	BandHi = 0.90
+)
+
+// NewBands computes the bands of the given draws' summaries.
+func NewBands(method string, draws []Summary) *Bands {
+	b := &Bands{Draws: len(draws), Method: method, Bands: map[string][2]*float64{}}
+	for _, k := range BandKeys {
+		xs := make([]float64, 0, len(draws))
+		for i := range draws {
+			xs = append(xs, BandValue(&draws[i], k))
+		}
+		b.Bands[k] = [2]*float64{bandQuantile(xs, BandLo), bandQuantile(xs, BandHi)}
+	}
+	return b
+}
+
+// bandQuantile is the type-7 quantile with undefined values (NaN, +Inf)
+// ranked above every number; nil if the quantile lands on one.
+func bandQuantile(xs []float64, p float64) *float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	s := append([]float64(nil), xs...)
+	for i, v := range s {
+		if math.IsNaN(v) {
+			s[i] = math.Inf(1)
+		}
+	}
+	sort.Float64s(s)
+	h := p * float64(len(s)-1)
+	lo := int(math.Floor(h))
+	v := s[lo]
+	if frac := h - float64(lo); frac > 0 {
+		v += frac * (s[lo+1] - s[lo])
+	}
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}

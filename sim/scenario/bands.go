@@ -1,0 +1,92 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/routesim/routesim/model"
+	"github.com/routesim/routesim/policy"
+	"github.com/routesim/routesim/sim"
+)
+
+// Posterior returns the distribution --uncertainty draws coefficients
+// from: the profile's calibrated posterior, or, for a kernel profile that
+// was never calibrated, its documented priors.
+func (b *Built) Posterior() (*model.Posterior, error) {
+	p := b.Profile
+	if p.Posterior != nil {
+		return p.Posterior, nil
+	}
+	if !p.IsKernel() {
+		return nil, fmt.Errorf("profile %q has no posterior: calibrate it with routesim calibrate (priors on), or use a kernel profile (--profile kernel-prior)", p.Name)
+	}
+	_, priors, err := model.KernelPrior(b.Deploy, model.DefaultCatalogue(), b.spec.EnforceEager)
+	if err != nil {
+		return nil, err
+	}
+	return model.PriorPosterior(p, priors), nil
+}
+
+// RunBands simulates k coefficient sets drawn from the profile's posterior
+// (stream "uncertainty" of seed), each with the same seed — common random
+// numbers, so the bands show the model's uncertainty, not the workload's —
+// on up to jobs goroutines, and returns the summaries' 10–90 % bands. The
+// result does not depend on jobs.
+func (b *Built) RunBands(seed uint64, k, jobs int, newPolicy func() (policy.Policy, error)) (*sim.Bands, error) {
+	method, sums, err := b.RunDraws(seed, k, jobs, 0, newPolicy)
+	if err != nil {
+		return nil, err
+	}
+	return sim.NewBands(method, sums), nil
+}
+
+// RunDraws is RunBands' runs: the summary of each of k draws (in draw
+// order) and the posterior's method; concurrency > 0 overrides a session
+// workload's users, as in ForSeed.
+func (b *Built) RunDraws(seed uint64, k, jobs, concurrency int, newPolicy func() (policy.Policy, error)) (string, []sim.Summary, error) {
+	if k < 1 {
+		return "", nil, errors.New("uncertainty: need ≥ 1 draw")
+	}
+	post, err := b.Posterior()
+	if err != nil {
+		return "", nil, err
+	}
+	profiles, err := post.Draws(b.Profile, b.Deploy, k, sim.Stream(seed, "uncertainty"))
+	if err != nil {
+		return "", nil, err
+	}
+	if jobs < 1 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	sums := make([]sim.Summary, k)
+	errs := make([]error, k)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, jobs)
+	for i, p := range profiles {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			pol, err := newPolicy()
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			c := *b
+			c.Config.Profile, c.Profile = p, p
+			res, _, err := c.RunWith(seed, concurrency, pol)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			sums[i] = sim.Summarize(res, p)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return "", nil, err
+	}
+	return post.Method, sums, nil
+}
