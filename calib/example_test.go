@@ -29,7 +29,7 @@ func ExampleFit() {
 	// changed.
 	dep, _ := setup.Deployment()
 	truth := *model.ProfileFor(dep, false)
-	truth.StepBaseNs, truth.LinearScale, truth.DecodeNsPerCtxToken, truth.FrontendNs, truth.NoiseSigma = 9e6, 1.1, 140, 4e6, 0
+	truth.StepBaseNs, truth.LinearScale, truth.DecodeNsPerCtxToken, truth.FrontendNs, truth.NoiseSigma = 22e6, 1.1, 140, 4e6, 0
 	b, _ := setup.Build(&truth)
 	pol, _ := setup.NewPolicy()
 	res, _ := sim.Run(b.Config, b.Work, pol)
@@ -64,10 +64,10 @@ func ExampleFit() {
 			fmt.Printf("%s: ±%.0f%% (prior ±%.0f%%)\n", name, 100*(math.Exp(p.Posterior.SD()[i])-1), 100*(math.Exp(p.Posterior.PriorSDLog[i])-1))
 		}
 	}
-	// The truth (9.0 ms, 1.10×, 140 ns, 4.0 ms) lies within a posterior sd.
+	// The truth is 22.0 ms, 1.10×, 140 ns, 4.0 ms.
 
 	// Output:
-	// step base 9.5 ms, layers at 1.06× their measured kernels, KV read 129 ns/token, frontend 5.5 ms
-	// step_base_ns: ±31% (prior ±65%)
-	// decode_ns_per_ctx_token: ±25% (prior ±28%)
+	// step base 21.1 ms, layers at 1.02× their measured kernels, KV read 137 ns/token, frontend 6.0 ms
+	// step_base_ns: ±11% (prior ±14%)
+	// decode_ns_per_ctx_token: ±28% (prior ±28%)
 }

@@ -112,7 +112,7 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 		opt.Regularization = 1
 	}
 	if opt.ModelError <= 0 {
-		opt.ModelError = 0.1
+		opt.ModelError = model.DefaultModelErrorLog
 	}
 	if opt.NoiseSigmas == nil {
 		opt.NoiseSigmas = []float64{0, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3}
@@ -158,7 +158,7 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fitter{arms: arms, base: base, coefs: fit, priors: priors, dataScale: likelihoodScale(arms, opt.ModelError)}
+	f := &fitter{arms: arms, base: base, coefs: fit, priors: priors, dataScale: likelihoodScale(arms, opt.ModelError), modelErr: opt.ModelError}
 	start := base
 	var linNote string
 	if lin, note, err := f.linearFit(base, all, opt.Params); err != nil {

@@ -12,7 +12,7 @@ import (
 // objective: √scale × the data residuals, then each fitted coefficient's
 // prior z-score / √2. nil if the simulation failed.
 func (f *fitter) mapResiduals(p *model.Profile) []float64 {
-	r, err := f.residuals(p)
+	r, err := f.residuals(p, false)
 	if err != nil {
 		return nil
 	}

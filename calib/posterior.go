@@ -90,15 +90,14 @@ func (f *fitter) laplace(p *model.Profile) *model.Posterior {
 	at := func(i int, dx float64) []float64 {
 		q := *p
 		*mustCoef(names[i]).Field(&q) *= math.Exp(dx)
-		q.HostOverheadNs = math.Min(q.HostOverheadNs, 0.95*q.StepBaseNs)
-		r, err := f.residuals(&q)
+		r, err := f.residuals(&q, false)
 		if err != nil {
 			return nil
 		}
 		return r
 	}
 	n := len(names)
-	r0, err := f.residuals(p)
+	r0, err := f.residuals(p, false)
 	if err != nil {
 		return nil
 	}
@@ -145,7 +144,7 @@ func (f *fitter) laplace(p *model.Profile) *model.Posterior {
 	}
 	post := &model.Posterior{
 		Method: fmt.Sprintf("Laplace approximation at the MAP estimate: Gauss–Newton data curvature (central differences, h = %g in log units) plus log-normal priors", h),
-		Params: names, PriorSDLog: sd,
+		Params: names, PriorSDLog: sd, ModelErrorLog: f.modelErr,
 	}
 	for i, name := range names {
 		post.MeanLog = append(post.MeanLog, math.Log(*mustCoef(name).Field(p)))

@@ -15,7 +15,7 @@ func TestH100ProfileReproducesMeasuredStages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("six 3,000-request runs")
 	}
-	spec, err := LoadSpec("../testdata/real-runs/h100-llama3.1-8b-inferencesim/calib.json")
+	spec, err := LoadSpec("../validate/data/h100-llama3.1-8b-inferencesim/calib.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // simulated gap in ITL between the arms is narrower than measured (36.2 vs
 // 44.3 ms), so the fit splits the difference.
 func TestCalibratedProfileReproducesRealRuns(t *testing.T) {
-	spec, err := LoadSpec("../testdata/real-runs/a100-qwen3-8b-n8/calib.json")
+	spec, err := LoadSpec("../validate/data/a100-qwen3-8b-n8/calib.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,9 @@ type fitter struct {
 	// dataScale turns lossOf's Σ w·log(sim/meas)² into a negative log
 	// likelihood (likelihoodScale).
 	dataScale float64
-	evals     int
+	// modelErr is Options.ModelError, kept in the posterior for bands.
+	modelErr float64
+	evals    int
 	// sigma and seeds: candidates run with noise σ over seeds 1..seeds and
 	// their statistics are averaged (0 = noise-free, one run).
 	sigma float64
@@ -213,17 +215,20 @@ func recordResiduals(meas []Record, simRecs []sim.Record) []float64 {
 // lossOf is the data term of the loss for profile p (no prior): Σ of the
 // squared residuals.
 func (f *fitter) lossOf(p *model.Profile) float64 {
-	r, err := f.residuals(p)
+	r, err := f.residuals(p, true)
 	if err != nil {
 		return 1e6
 	}
 	return sumSquares(r)
 }
 
-// residuals are the weighted log errors of every arm's statistics (and
-// per-request records) for profile p: with noise σ, statistics averaged
-// over seeds 1..seeds (common random numbers).
-func (f *fitter) residuals(p *model.Profile) ([]float64, error) {
+// residuals are the weighted log errors of every arm's statistics (and,
+// with records, of its per-request records) for profile p: with noise σ,
+// statistics averaged over seeds 1..seeds (common random numbers).
+// Per-request residuals jump whenever a request lands in another step, so
+// derivative-based steps (Levenberg–Marquardt, the Laplace curvature) use
+// the statistics alone, which average those jumps away.
+func (f *fitter) residuals(p *model.Profile, records bool) ([]float64, error) {
 	var out []float64
 	if f.sigma > 0 {
 		q := *p
@@ -250,7 +255,7 @@ func (f *fitter) residuals(p *model.Profile) ([]float64, error) {
 	}
 	for i, a := range f.arms {
 		out = append(out, statResiduals(a.measured, stats[i])...)
-		if a.records != nil {
+		if records && a.records != nil {
 			out = append(out, recordResiduals(a.records, results[i].Records)...)
 		}
 	}

@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/sim/scenario"
+	"github.com/routesim/routesim/sim/workload"
 )
 
 // Run is one measured run: how to re-simulate it and where its files are.
@@ -70,6 +72,10 @@ func LoadSpec(path string) (*Spec, error) {
 		d.DisallowUnknownFields()
 		if err := d.Decode(&r); err != nil {
 			return nil, errf(path, 0, fmt.Sprintf("runs[%d]", i), "%v", err)
+		}
+		// A trace file, like the run's other files, is relative to the spec.
+		if t := r.Setup.Trace; t != "" && !slices.Contains(workload.EmbeddedNames(), t) {
+			r.Setup.Trace = s.path(t)
 		}
 		s.Runs = append(s.Runs, r)
 	}

@@ -14,8 +14,8 @@ type Coefficient struct {
 
 // Coefficients lists every numeric coefficient of a profile.
 var Coefficients = []Coefficient{
-	{"step_base_ns", "ns/step", "fixed cost of every step (weight reads of a linear profile; lm_head read, scheduler and launch gaps of a kernel profile)", func(p *Profile) *float64 { return &p.StepBaseNs }},
-	{"linear_scale", "×", "multiplier on the measured token-wise layer curve (kernel profiles; ≥ 1)", func(p *Profile) *float64 { return &p.LinearScale }},
+	{"step_base_ns", "ns/step", "fixed cost of every step: reading the weights, scheduler, launch gaps", func(p *Profile) *float64 { return &p.StepBaseNs }},
+	{"linear_scale", "×", "multiplier on the compute-bound growth of the measured token-wise layer curve (kernel profiles)", func(p *Profile) *float64 { return &p.LinearScale }},
 	{"prefill_ns_per_token", "ns/token", "cost per prefill token (a kernel profile: beyond the layer curve)", func(p *Profile) *float64 { return &p.PrefillNsPerToken }},
 	{"prefill_attn_ns_per_token_ctx", "ns/(token·ctx)", "prefill attention per token times its chunk's end context (linear profiles)", func(p *Profile) *float64 { return &p.PrefillAttnNsPerTokenCtx }},
 	{"prefill_attn_ns_per_pair", "ns/pair", "prefill attention per causal (query, key) pair (kernel profiles)", func(p *Profile) *float64 { return &p.PrefillAttnNsPerPair }},
@@ -51,14 +51,14 @@ func CoefficientNames() []string {
 // Floor is coefficient name's physical lower bound for deployment d and a
 // profile of p's form (0 where physics sets none):
 //
-//   - step_base_ns: a linear profile's decode step reads every weight once
-//     (weights/TP at peak bandwidth); a kernel profile's, the lm_head.
+//   - step_base_ns: a decode step reads every weight once (weights/TP at
+//     peak bandwidth).
 //   - prefill_ns_per_token (linear profiles): 2·params/TP FLOPs at peak.
 //   - attention: 2·layers·heads·head_dim FLOPs per token·context (a linear
 //     profile's half-causal count) or 4·… per causal pair, at peak.
 //   - decode_ns_per_ctx_token: one token's KV bytes/TP at peak bandwidth.
-//   - linear_scale: 1 — the token-wise layers cannot beat their measured
-//     kernels.
+//   - linear_scale: the scale at which the curve's largest step would run
+//     its linear FLOPs at peak.
 func Floor(d Deployment, p *Profile, name string) float64 {
 	tp := float64(max(d.TP, 1))
 	peak, bw := d.peakFLOPS(), d.GPU.HBMBytesPerSec
@@ -66,9 +66,6 @@ func Floor(d Deployment, p *Profile, name string) float64 {
 	attn := float64(m.Layers*m.Heads*m.HeadDim) / tp
 	switch name {
 	case "step_base_ns":
-		if p != nil && p.IsKernel() {
-			return d.lmHeadBytes() / tp / bw * 1e9
-		}
 		return float64(m.WeightBytes(d.Quant)) / tp / bw * 1e9
 	case "prefill_ns_per_token":
 		if p != nil && p.IsKernel() {
@@ -82,9 +79,13 @@ func Floor(d Deployment, p *Profile, name string) float64 {
 	case "decode_ns_per_ctx_token":
 		return float64(m.KVBytesPerToken(d.kvBytes())) / tp / bw * 1e9
 	case "linear_scale":
-		if p != nil && p.IsKernel() {
-			return 1
+		if p == nil || !p.IsKernel() {
+			return 0
 		}
+		c := p.LinearCurve
+		params := float64(m.Layers) * float64(m.linearParamsPerLayer()) / tp
+		n := c.Tokens[len(c.Tokens)-1]
+		return 2 * params * float64(n) / peak * 1e9 / c.Compute(n)
 	}
 	return 0
 }

@@ -21,6 +21,10 @@ type LinearCurve struct {
 	Source string    `json:"source"`
 	Tokens []int     `json:"tokens"`
 	Ns     []float64 `json:"ns"`
+	// CrossArchitecture marks a curve measured on another GPU
+	// architecture and scaled by peak FLOP/s and bandwidth: its kernels are
+	// no floor for this GPU, and its efficiency is far less certain.
+	CrossArchitecture bool `json:"cross_architecture,omitempty"`
 }
 
 // At is the curve's time for t tokens (0 for t ≤ 0).
@@ -44,9 +48,26 @@ func (c *LinearCurve) At(t int) float64 {
 	return y0 + (y1-y0)*(float64(t)-x0)/(x1-x0)
 }
 
+// WeightRead is the curve's one-token time: reading every linear weight
+// once, which every step pays whatever its size.
+func (c *LinearCurve) WeightRead() float64 { return c.Ns[0] }
+
+// Compute is the curve's time for t tokens beyond the one-token weight
+// read: the compute-bound growth of the GEMMs (0 for t ≤ 1, and where the
+// measured curve dips below its one-token time).
+func (c *LinearCurve) Compute(t int) float64 {
+	if t <= 1 {
+		return 0
+	}
+	return math.Max(0, c.At(t)-c.Ns[0])
+}
+
 func (c *LinearCurve) validate() error {
 	if len(c.Tokens) < 2 || len(c.Tokens) != len(c.Ns) {
 		return fmt.Errorf("linear_curve: need ≥ 2 points with one time per token count (have %d tokens, %d times)", len(c.Tokens), len(c.Ns))
+	}
+	if c.Tokens[0] != 1 {
+		return fmt.Errorf("linear_curve: tokens[0] = %d: the first point must be a one-token step (the weight-read time)", c.Tokens[0])
 	}
 	for i := range c.Tokens {
 		if c.Tokens[i] < 1 || (i > 0 && c.Tokens[i] <= c.Tokens[i-1]) {
@@ -155,6 +176,7 @@ func LinearCurveFor(d Deployment, cat *Catalogue) (*LinearCurve, error) {
 	how := "same architecture"
 	if !sameArch {
 		how = "cross-architecture transfer by peak FLOP/s and bandwidth"
+		out.CrossArchitecture = true
 	}
 	out.Source = fmt.Sprintf("%s, TP %d, transferred to %s/%s/TP%d/%s (%s: FLOP ratio %.3f, byte ratio %.3f); %s",
 		ref.Name, c.TP, d.GPU.Name, d.Model.Name, tp, d.Quant, how, rF, rB, ref.License)

@@ -186,7 +186,8 @@ func TestBuiltinProfilesValidAndStepTime(t *testing.T) {
 		want float64
 	}{
 		{lin, lin.StepBaseNs + 1000*lin.PrefillNsPerToken + 5e5*lin.PrefillAttnNsPerTokenCtx + 10*lin.DecodeNsPerSeq + 20000*lin.DecodeNsPerCtxToken},
-		{ker, ker.StepBaseNs + 1000*ker.PrefillNsPerToken + 3e5*ker.PrefillAttnNsPerPair + 10*ker.DecodeNsPerSeq + 20000*ker.DecodeNsPerCtxToken + ker.LinearScale*ker.LinearCurve.At(1010)},
+		{ker, ker.StepBaseNs + 1000*ker.PrefillNsPerToken + 3e5*ker.PrefillAttnNsPerPair + 10*ker.DecodeNsPerSeq + 20000*ker.DecodeNsPerCtxToken +
+			ker.LinearScale*(ker.LinearCurve.At(1010)-ker.LinearCurve.Ns[0])},
 	} {
 		if got := tc.p.StepNs(b); math.Abs(got-tc.want) > 1e-6*tc.want {
 			t.Errorf("%s: StepNs = %v, want %v", tc.p.Name, got, tc.want)
@@ -197,11 +198,14 @@ func TestBuiltinProfilesValidAndStepTime(t *testing.T) {
 func TestLinearCurveInterpolates(t *testing.T) {
 	c := &LinearCurve{Tokens: []int{1, 8, 16}, Ns: []float64{100, 170, 330}}
 	for _, tc := range []struct {
-		t    int
-		want float64
-	}{{0, 0}, {1, 100}, {4, 130}, {8, 170}, {12, 250}, {16, 330}, {24, 490}} {
+		t          int
+		want, comp float64
+	}{{0, 0, 0}, {1, 100, 0}, {4, 130, 30}, {8, 170, 70}, {12, 250, 150}, {16, 330, 230}, {24, 490, 390}} {
 		if got := c.At(tc.t); math.Abs(got-tc.want) > 1e-9 {
 			t.Errorf("At(%d) = %v, want %v", tc.t, got, tc.want)
+		}
+		if got := c.Compute(tc.t); math.Abs(got-tc.comp) > 1e-9 {
+			t.Errorf("Compute(%d) = %v, want %v", tc.t, got, tc.comp)
 		}
 	}
 }
@@ -209,7 +213,7 @@ func TestLinearCurveInterpolates(t *testing.T) {
 // TestKernelPriorMeetsMeasuredFloor: the default A100 profile's prefill
 // cost is at or above Vidur's measured kernel floor for the token-wise
 // layers (69–71 µs/token at 2,048 tokens for Llama-3-8B's 32 layers, about
-// the same linear FLOPs as Qwen3-8B's 36), and its linear scale is ≥ 1.
+// the same linear FLOPs as Qwen3-8B's 36).
 func TestKernelPriorMeetsMeasuredFloor(t *testing.T) {
 	cat := DefaultCatalogue()
 	g, _ := cat.GPU("A100-SXM4-40GB")
@@ -225,10 +229,10 @@ func TestKernelPriorMeetsMeasuredFloor(t *testing.T) {
 		t.Errorf("transferred floor %.1f µs/token at 2,048 tokens, want Vidur's 69–71 (×0.995 FLOPs)", perTok/1e3)
 	}
 	im := p.Implied(d)
-	t.Logf("%s: %.1f µs/token on a 2,048-token chunk (floor %.1f), prefill MFU %.0f%%, decode HBM %.0f%%, linear scale %.3f",
+	t.Logf("%s: %.1f µs/token on a 2,048-token chunk (floor %.1f), prefill MFU %.0f%%, decode HBM %.0f%%, compute scale %.3f",
 		p.Name, im.PrefillNsPerToken/1e3, perTok/1e3, 100*im.PrefillMFU, 100*im.DecodeHBMUtil, p.LinearScale)
-	if !p.IsKernel() || p.LinearScale < 1 {
-		t.Errorf("%s: kernel=%v, linear scale %g (want a kernel profile at ≥ 1× its measured kernels)", p.Name, p.IsKernel(), p.LinearScale)
+	if !p.IsKernel() {
+		t.Errorf("%s is not a kernel profile", p.Name)
 	}
 	if im.PrefillNsPerToken < perTok {
 		t.Errorf("implied prefill %.1f µs/token below the measured floor %.1f", im.PrefillNsPerToken/1e3, perTok/1e3)

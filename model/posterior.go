@@ -29,7 +29,16 @@ type Posterior struct {
 	// Narrowed says whether the runs told anything about it at all:
 	// posterior sd below NarrowedShare of the prior's.
 	Narrowed []bool `json:"narrowed"`
+	// ModelErrorLog is the relative error (log sd) the calibration allowed
+	// each statistic at the true coefficients: what the step model cannot
+	// express. Predictive bands add it to the coefficients' uncertainty.
+	ModelErrorLog float64 `json:"model_error_log"`
 }
+
+// DefaultModelErrorLog is the model error a calibration assumes unless
+// told otherwise, and the one an uncalibrated prior carries: routesim
+// reproduces unsaturated measured statistics to about 10 %.
+const DefaultModelErrorLog = 0.1
 
 // IdentifiedSD is the posterior sd (log units) at or below which the runs
 // pin a coefficient; NarrowedShare the posterior-to-prior sd ratio below
@@ -63,6 +72,9 @@ func (q *Posterior) validate() error {
 		if math.IsNaN(q.MeanLog[i]) || math.IsInf(q.MeanLog[i], 0) {
 			return fmt.Errorf("posterior: mean_log[%d] = %g must be finite", i, q.MeanLog[i])
 		}
+	}
+	if !(q.ModelErrorLog >= 0 && q.ModelErrorLog <= 2) {
+		return fmt.Errorf("posterior: model_error_log %g must be in [0, 2]", q.ModelErrorLog)
 	}
 	if _, err := q.chol(); err != nil {
 		return err
@@ -128,7 +140,7 @@ func (q *Posterior) Draws(base *Profile, d Deployment, k int, rng *rand.Rand) ([
 // PriorPosterior is the distribution of an uncalibrated kernel profile:
 // its priors' spreads around p's own values, independent, none identified.
 func PriorPosterior(p *Profile, priors []Prior) *Posterior {
-	q := &Posterior{Method: "prior only: the profile was not calibrated; spreads are the documented priors (model.KernelPrior)"}
+	q := &Posterior{Method: "prior only: the profile was not calibrated; spreads are the documented priors (model.KernelPrior)", ModelErrorLog: DefaultModelErrorLog}
 	for _, pr := range priors {
 		c, ok := CoefficientByName(pr.Name)
 		if !ok || *c.Field(p) <= 0 {

@@ -37,6 +37,11 @@ const (
 	// --enforce-eager, per layer (≈15 PyTorch-dispatched kernels at ≈10 µs
 	// of CPU each, partly hidden behind the GPU).
 	PriorEagerLaunchNsPerLayer = 120e3
+	// PriorKernelLibrarySD is the prior spread (log) of a measured layer
+	// curve's two scales on the GPU it was measured on; PriorCrossArchSD on
+	// another architecture.
+	PriorKernelLibrarySD = 0.1
+	PriorCrossArchSD     = 0.3
 )
 
 // KernelPrior builds the prior kernel profile of a deployment — the
@@ -60,7 +65,11 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 		launch = PriorEagerLaunchNsPerLayer * float64(m.Layers)
 	}
 	idle := PriorSchedulerNs + launch
-	base := lmHead + idle
+	read := curve.WeightRead()
+	base := read + lmHead + idle
+	// The step base's spread: the measured weight read is known to the
+	// kernel library's ±10 %, the rest (scheduler, launch gaps) to ±50 %.
+	baseSD := math.Sqrt(math.Pow(read*PriorKernelLibrarySD, 2)+math.Pow((lmHead+idle)*0.5, 2)) / base
 	// Per decoding sequence: its lm_head row (2·vocab·hidden FLOPs at half
 	// of peak) and sampling over the vocabulary (≈3 passes of fp32 logits).
 	perSeq := 2*float64(m.Vocab)*float64(m.Hidden)/tp/(peak*0.5)*1e9 + 3*4*float64(m.Vocab)/bw*1e9 + 5e3
@@ -75,7 +84,7 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 			100*PriorAttnEfficiency, 100*PriorKVEfficiency, mode),
 		StepBaseNs:              base,
 		LinearCurve:             curve,
-		LinearScale:             1.05,
+		LinearScale:             1,
 		PrefillNsPerToken:       500,
 		PrefillAttnNsPerPair:    attn,
 		DecodeNsPerSeq:          perSeq,
@@ -87,9 +96,20 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 		PowerBusyW:              d.GPU.TDPWatts,
 		FitError:                "not fitted (prior)",
 	}
+	scaleSD, scaleWhy := PriorKernelLibrarySD, "Vidur measured each kernel alone with its 2024 libraries; GEMM and GEMV libraries move achieved efficiency by ±10 % between versions (Vidur's one-token GEMVs read weights at 68–71 % of peak bandwidth, below what current decode kernels reach)"
+	if curve.CrossArchitecture {
+		// Achieved GEMM efficiency differs between architectures (consumer
+		// and data-centre parts, HBM and GDDR) by tens of per cent; no
+		// measurement of this GPU narrows it.
+		scaleSD, scaleWhy = PriorCrossArchSD, "measured on another architecture and scaled by peak FLOP/s and bandwidth: its efficiency is uncertain by ±30 %"
+	}
+	if curve.CrossArchitecture {
+		baseSD = math.Sqrt(math.Pow(read*PriorCrossArchSD, 2)+math.Pow((lmHead+idle)*0.5, 2)) / base
+	}
 	priors := []Prior{
-		{"linear_scale", 1.05, 0.05, "Vidur times each kernel alone (CUDA events); a whole forward adds a few per cent of gaps. Floor 1"},
-		{"step_base_ns", base, 0.5, fmt.Sprintf("lm_head read %.2f ms at %.0f %% of HBM + %.1f ms scheduler and launch gaps (%s)", lmHead/1e6, 100*PriorHBMEfficiency, idle/1e6, mode)},
+		{"linear_scale", 1, scaleSD, scaleWhy},
+		{"step_base_ns", base, baseSD, fmt.Sprintf("measured one-token weight read %.2f ms (±%.0f %%) + lm_head read %.2f ms at %.0f %% of HBM + %.1f ms scheduler and launch gaps (%s, ±50 %%)",
+			read/1e6, 100*scaleSD, lmHead/1e6, 100*PriorHBMEfficiency, idle/1e6, mode)},
 		{"host_overhead_ns", idle, 0.7, "the GPU-idle part of the step base: scheduler and launch gaps"},
 		{"prefill_ns_per_token", 500, 1.0, "per-token work outside the layer curve: KV-cache writes, embedding lookup, q/k norms"},
 		{"prefill_attn_ns_per_pair", attn, 0.35, fmt.Sprintf("4·layers·heads·head_dim FLOPs per causal pair at %.0f %% of BF16 peak (FlashAttention-2 on A100: 50–73 %%)", 100*PriorAttnEfficiency)},

@@ -35,12 +35,14 @@ type Batch struct {
 
 // Profile is a step-time model for one (GPU, LLM, TP, engine) combination:
 //
-//	t = c0 + k·lin(P + D) + c1·P + c2·Σ(p_i·ctx_i) + c2'·pairs + c3·D + c4·Σctx_d   (nanoseconds)
+//	t = c0 + k·(lin(P + D) − lin(1)) + c1·P + c2·Σ(p_i·ctx_i) + c2'·pairs + c3·D + c4·Σctx_d   (nanoseconds)
 //
 // A kernel profile carries lin, the measured time of the token-wise layers
-// (GEMMs, norms, activation) for the step's tokens, and scales it by k
-// (linear_scale ≥ 1: measured kernels are a floor); its attention term
-// counts causal (query, key) pairs (c2'). A linear profile (BLIS-style, no
+// (GEMMs, norms, activation) for the step's tokens: its one-token time (the
+// weight read every step pays) is part of c0, and its growth beyond that
+// (LinearCurve.Compute, the compute-bound GEMMs) is scaled by k
+// (linear_scale: the measured kernels' library is not the deployment's);
+// its attention term counts causal (query, key) pairs (c2'). A linear profile (BLIS-style, no
 // curve) has k = c2' = 0 and folds the GEMMs into c0 and c1. Add a
 // per-request frontend delay before the router sees a request and an
 // optional multiplicative lognormal service noise. All coefficients are ≥ 0.
@@ -65,7 +67,8 @@ type Profile struct {
 
 	// LinearCurve and LinearScale (k) make a kernel profile; see Profile.
 	LinearCurve *LinearCurve `json:"linear_curve,omitempty"`
-	LinearScale float64      `json:"linear_scale,omitempty"`
+	// LinearScale multiplies the curve's compute-bound growth.
+	LinearScale float64 `json:"linear_scale,omitempty"`
 	// PrefillAttnNsPerPair (c2') is the prefill attention cost per causal
 	// (query, key) pair.
 	PrefillAttnNsPerPair float64 `json:"prefill_attn_ns_per_pair,omitempty"`
@@ -106,7 +109,7 @@ func (p *Profile) StepNs(b Batch) float64 {
 		p.DecodeNsPerSeq*float64(b.DecodeSeqs) +
 		p.DecodeNsPerCtxToken*float64(b.DecodeCtxTokens)
 	if p.LinearCurve != nil {
-		t += p.LinearScale * p.LinearCurve.At(b.PrefillTokens+b.DecodeSeqs)
+		t += p.LinearScale * p.LinearCurve.Compute(b.PrefillTokens+b.DecodeSeqs)
 	}
 	return t
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/rand/v2"
 	"sort"
 )
 
@@ -54,6 +55,9 @@ func BandValue(s *Summary, key string) float64 {
 type Bands struct {
 	Draws  int    `json:"draws"`
 	Method string `json:"method"`
+	// ModelError is the log sd of the model error added to latency and
+	// throughput draws (0 = coefficient uncertainty only).
+	ModelError float64 `json:"model_error_log"`
 	// Bands maps a BandKeys name to [p10, p90]; an undefined end (the
 	// statistic was undefined in that share of draws) is null.
 	Bands map[string][2]*float64 `json:"bands"`
@@ -65,17 +69,35 @@ const (
 	BandHi = 0.90
 )
 
-// NewBands computes the bands of the given draws' summaries.
-func NewBands(method string, draws []Summary) *Bands {
-	b := &Bands{Draws: len(draws), Method: method, Bands: map[string][2]*float64{}}
+// NewBands computes the bands of the given draws' summaries. With
+// modelErr > 0, each draw's latency and throughput statistics are also
+// multiplied by exp(modelErr·z), z standard normal from rng: the posterior
+// predictive adds the error the model makes even at its true coefficients.
+func NewBands(method string, draws []Summary, modelErr float64, rng *rand.Rand) *Bands {
+	b := &Bands{Draws: len(draws), Method: method, ModelError: modelErr, Bands: map[string][2]*float64{}}
 	for _, k := range BandKeys {
 		xs := make([]float64, 0, len(draws))
 		for i := range draws {
-			xs = append(xs, BandValue(&draws[i], k))
+			v := BandValue(&draws[i], k)
+			if modelErr > 0 && rng != nil && HasModelError(k) {
+				v *= math.Exp(modelErr * rng.NormFloat64())
+			}
+			xs = append(xs, v)
 		}
 		b.Bands[k] = [2]*float64{bandQuantile(xs, BandLo), bandQuantile(xs, BandHi)}
 	}
 	return b
+}
+
+// HasModelError says whether a band statistic carries the model's own
+// error in a posterior-predictive band: latencies and throughput do; the
+// shares of requests served or refused are left to the coefficients.
+func HasModelError(key string) bool {
+	switch key {
+	case "completeness", "rejected_share", "gpu_util_mean":
+		return false
+	}
+	return true
 }
 
 // bandQuantile is the type-7 quantile with undefined values (NaN, +Inf)

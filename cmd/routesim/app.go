@@ -41,6 +41,7 @@ func commands() map[string]command {
 		"calibrate": {"fit a step-time profile to measured runs (AIPerf exports, NVML samples)", calibrateCmd},
 		"policies":  {"list the routing policies, their parameters and defaults", policiesCmd},
 		"profiles":  {"list the step-time profiles (GPU, model, TP, source, fit error)", profilesCmd},
+		"validate":  {"predict measured runs routesim was not fitted on, with bands, and check the acceptance", validateCmd},
 		"version":   {"print the version", func(_ []string, out, _ io.Writer) error { _, err := fmt.Fprintln(out, "routesim", Version); return err }},
 	}
 }

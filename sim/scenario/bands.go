@@ -35,27 +35,27 @@ func (b *Built) Posterior() (*model.Posterior, error) {
 // on up to jobs goroutines, and returns the summaries' 10–90 % bands. The
 // result does not depend on jobs.
 func (b *Built) RunBands(seed uint64, k, jobs int, newPolicy func() (policy.Policy, error)) (*sim.Bands, error) {
-	method, sums, err := b.RunDraws(seed, k, jobs, 0, newPolicy)
+	method, modelErr, sums, err := b.RunDraws(seed, k, jobs, 0, newPolicy)
 	if err != nil {
 		return nil, err
 	}
-	return sim.NewBands(method, sums), nil
+	return sim.NewBands(method, sums, modelErr, sim.Stream(seed, "model-error")), nil
 }
 
 // RunDraws is RunBands' runs: the summary of each of k draws (in draw
-// order) and the posterior's method; concurrency > 0 overrides a session
-// workload's users, as in ForSeed.
-func (b *Built) RunDraws(seed uint64, k, jobs, concurrency int, newPolicy func() (policy.Policy, error)) (string, []sim.Summary, error) {
+// order), the posterior's method and its model error; concurrency > 0
+// overrides a session workload's users, as in ForSeed.
+func (b *Built) RunDraws(seed uint64, k, jobs, concurrency int, newPolicy func() (policy.Policy, error)) (string, float64, []sim.Summary, error) {
 	if k < 1 {
-		return "", nil, errors.New("uncertainty: need ≥ 1 draw")
+		return "", 0, nil, errors.New("uncertainty: need ≥ 1 draw")
 	}
 	post, err := b.Posterior()
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	profiles, err := post.Draws(b.Profile, b.Deploy, k, sim.Stream(seed, "uncertainty"))
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	if jobs < 1 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -86,7 +86,7 @@ func (b *Built) RunDraws(seed uint64, k, jobs, concurrency int, newPolicy func()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
-	return post.Method, sums, nil
+	return post.Method, post.ModelErrorLog, sums, nil
 }

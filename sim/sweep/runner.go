@@ -232,11 +232,11 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	if r.Uncertainty > 0 {
 		c := *b
 		c.Config.Workers = p.N
-		method, draws, err := c.RunDraws(p.Seed, r.Uncertainty, 1, p.Concurrency, s.NewPolicy)
+		method, modelErr, draws, err := c.RunDraws(p.Seed, r.Uncertainty, 1, p.Concurrency, s.NewPolicy)
 		if err != nil {
 			return fmt.Errorf("point %s: --uncertainty: %w", p.Key(), err)
 		}
-		out.Summary.Uncertainty = sim.NewBands(method, draws)
+		out.Summary.Uncertainty = sim.NewBands(method, draws, modelErr, sim.Stream(p.Seed, "model-error"))
 		for i := range draws {
 			draws[i].Workers, draws[i].GPU.GPUs = nil, nil
 		}

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Derive routesim's validation tables from the measured runs in routesim's
+shared/data (dev-time only; the outputs are committed, nothing reads
+shared/ at run or test time):
+
+    python3 validate/data/derive.py ../shared/data
+
+Writes, per case directory: Mooncake-format traces of the measured arrivals
+(routesim's own format), measured.json files of the statistics routesim
+compares (calib.MeasuredFile), with their citation. Percentiles use numpy's
+default (linear between closest ranks), as AIPerf and routesim do.
+"""
+import csv, json, math, os, sys
+
+def q7(xs, p):
+    s = sorted(xs)
+    h = p * (len(s) - 1)
+    lo = int(math.floor(h))
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (h - lo) * (s[hi] - s[lo])
+
+def dist(prefix, xs, ps):
+    out = {prefix + "_avg": sum(xs) / len(xs)}
+    for p in ps:
+        out["%s_p%d" % (prefix, int(round(p * 100)))] = q7(xs, p)
+    return out
+
+def write(path, obj):
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+def trace_line(ts_ms, isl, osl, ids):
+    return json.dumps({"timestamp": ts_ms, "input_length": isl, "output_length": osl, "hash_ids": ids}) + "\n"
+
+here = os.path.dirname(os.path.abspath(__file__))
+shared = sys.argv[1]
+
+# --- LLMServingSim: vLLM 0.19.0 on one RTX 4090, KV-bound and saturated (MIT).
+src = os.path.join(shared, "validation/LLMServingSim/bench/examples/RTX4090/Llama-3.1-8B/vllm/requests.jsonl")
+rs = [json.loads(l) for l in open(src)]
+rs.sort(key=lambda r: r["queued_ts"])
+t0 = rs[0]["queued_ts"]
+d = os.path.join(here, "rtx4090-llama3.1-8b-llmservingsim")
+os.makedirs(d, exist_ok=True)
+nid = 0
+with open(os.path.join(d, "trace.jsonl"), "w") as f:
+    for r in rs:
+        n = -(-r["input_toks"] // 512)
+        f.write(trace_line(int(round((r["queued_ts"] - t0) * 1000)), r["input_toks"], r["output_toks"], list(range(nid, nid + n))))
+        nid += n
+ttft = [(r["first_token_ts"] - r["queued_ts"]) * 1000 for r in rs]
+e2e = [(r["last_token_ts"] - r["queued_ts"]) * 1000 for r in rs]
+itl = [(r["last_token_ts"] - r["first_token_ts"]) * 1000 / (r["output_toks"] - 1) for r in rs if r["output_toks"] > 1]
+span = max(r["last_token_ts"] for r in rs) - t0
+stats = {}
+stats.update(dist("ttft_ms", ttft, [0.1, 0.25, 0.5, 0.75, 0.9, 0.99]))
+stats.update(dist("itl_ms", itl, [0.1, 0.5, 0.9]))
+stats.update(dist("e2e_ms", e2e, [0.5, 0.9]))
+stats["requests_per_s"] = len(rs) / span
+write(os.path.join(d, "measured.json"), {"source": "casys-kaist/LLMServingSim @ 5daddb21a545658d5150b535712d0494584b5278 (MIT) bench/examples/RTX4090/Llama-3.1-8B/vllm/requests.jsonl: vLLM 0.19.0 engine timestamps; TTFT = first_token_ts - queued_ts, ITL = (last_token_ts - first_token_ts)/(output_toks - 1), E2E = last_token_ts - queued_ts", "run": "rtx4090", "stats": stats})
+
+# --- llm-d-benchmark: one vLLM replica, Llama-3.1-8B, LMCache multi-round QA (Apache-2.0).
+base = os.path.join(shared, "validation/llm-d-benchmark/data/k8s/lmbenchmark-llama-3-1-8B/vllm")
+d = os.path.join(here, "llmd-llama3.1-8b-lmbench")
+os.makedirs(d, exist_ok=True)
+for qps in ["0.1", "0.3", "0.5", "0.7", "0.9", "1.1"]:
+    rows = list(csv.DictReader(open(os.path.join(base, "LMBench_long_input_output_%s.csv" % qps))))
+    rows.sort(key=lambda r: float(r["launch_time"]))
+    t0 = float(rows[0]["launch_time"])
+    with open(os.path.join(d, "trace-%s.jsonl" % qps), "w") as f:
+        for r in rows:
+            isl, osl = int(float(r["prompt_tokens"])), int(float(r["generation_tokens"]))
+            user, qid = int(r["user_id"]), int(r["question_id"])
+            n = -(-isl // 512)
+            # The user's long context fills the first 41 Mooncake blocks
+            # (20,992 of its 21,073 tokens) of every question it asks; the
+            # rest (its tail, earlier answers, the question) is new.
+            ids = [user * 1000 + j for j in range(min(n, 41))] + [user * 1000 + 100 + qid * 10 + k for k in range(n - 41)]
+            f.write(trace_line(int(round((float(r["launch_time"]) - t0) * 1000)), isl, osl, ids))
+    ttft = [float(r["ttft"]) * 1000 for r in rows]
+    gen = [float(r["generation_time"]) * 1000 for r in rows]
+    e2e = [a + b for a, b in zip(ttft, gen)]
+    itl = [g / (float(r["generation_tokens"]) - 1) for g, r in zip(gen, rows)]
+    span = max(float(r["finish_time"]) for r in rows) - t0
+    stats = {}
+    stats.update(dist("ttft_ms", ttft, [0.1, 0.25, 0.5, 0.75, 0.9]))
+    stats.update(dist("itl_ms", itl, [0.5]))
+    stats.update(dist("e2e_ms", e2e, [0.5, 0.9]))
+    stats["requests_per_s"] = len(rows) / span
+    write(os.path.join(d, "measured-%s.json" % qps), {"source": "llm-d/llm-d-benchmark @ 96aaf0b9e7e7 (Apache-2.0) data/k8s/lmbenchmark-llama-3-1-8B/vllm/LMBench_long_input_output_%s.csv: LMBench ttft and generation_time per request (%d requests); E2E = ttft + generation_time, ITL = generation_time/(generation_tokens - 1)" % (qps, len(rows)), "run": "qps-" + qps, "stats": stats})
