@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/sim"
@@ -79,14 +80,15 @@ func Predict(spec *Spec, p *model.Profile, post *model.Posterior, draws, seeds i
 			stats[i] = append(stats[i], m)
 		}
 	}
-	// The posterior predictive: each draw's statistics also carry the
-	// model's own error (log sd post.ModelErrorLog), drawn in a fixed order.
+	// The posterior predictive: each draw's latency statistics also carry
+	// the model's own error (log sd post.ModelErrorLog), drawn in a fixed
+	// order; throughput and utilisation keep the coefficients' spread.
 	if len(profiles) > 1 && post.ModelErrorLog > 0 {
 		rng := sim.Stream(seed, "model-error")
 		for _, st := range stats[1:] {
 			for a := range arms {
 				for _, k := range statOrder {
-					if v, ok := st[a][k]; ok && k != "gpu_util_mean" {
+					if v, ok := st[a][k]; ok && strings.Contains(k, "_ms_") {
 						st[a][k] = v * math.Exp(post.ModelErrorLog*rng.NormFloat64())
 					}
 				}

@@ -70,7 +70,7 @@ const (
 )
 
 // NewBands computes the bands of the given draws' summaries. With
-// modelErr > 0, each draw's latency and throughput statistics are also
+// modelErr > 0, each draw's latency statistics are also
 // multiplied by exp(modelErr·z), z standard normal from rng: the posterior
 // predictive adds the error the model makes even at its true coefficients.
 func NewBands(method string, draws []Summary, modelErr float64, rng *rand.Rand) *Bands {
@@ -90,11 +90,12 @@ func NewBands(method string, draws []Summary, modelErr float64, rng *rand.Rand) 
 }
 
 // HasModelError says whether a band statistic carries the model's own
-// error in a posterior-predictive band: latencies and throughput do; the
-// shares of requests served or refused are left to the coefficients.
+// error in a posterior-predictive band: latencies do; throughput (bounded
+// by the arrival rate where the cluster keeps up) and the shares of
+// requests served or refused are left to the coefficients.
 func HasModelError(key string) bool {
 	switch key {
-	case "completeness", "rejected_share", "gpu_util_mean":
+	case "completeness", "rejected_share", "gpu_util_mean", "requests_per_s":
 		return false
 	}
 	return true

@@ -1,0 +1,89 @@
+package scenario
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func bandsSpec() Spec {
+	s := Defaults()
+	s.Trace, s.MaxISL, s.Skip, s.First, s.RateScale, s.MaxModelLen = "arxiv-window", 16384, 60, 300, 0.7365, 16384
+	return s
+}
+
+// TestRunBandsDeterministic: the same seed gives the same bands to the
+// bit, whatever the parallelism, and a band holds its draws' spread.
+func TestRunBandsDeterministic(t *testing.T) {
+	s := bandsSpec()
+	b, err := s.Build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := b.RunBands(3, 8, 1, s.NewPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	many, err := b.RunBands(3, 8, 4, s.NewPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j1, _ := json.Marshal(one)
+	j2, _ := json.Marshal(many)
+	if string(j1) != string(j2) {
+		t.Errorf("jobs 1 and 4 differ:\n%s\n%s", j1, j2)
+	}
+	other, _ := b.RunBands(4, 8, 2, s.NewPolicy)
+	if j3, _ := json.Marshal(other); string(j3) == string(j1) {
+		t.Error("seed 4 gave seed 3's bands")
+	}
+	p50 := one.Bands["ttft_ms.p50"]
+	if p50[0] == nil || p50[1] == nil || *p50[0] >= *p50[1] {
+		t.Errorf("ttft_ms.p50 band %v", p50)
+	}
+	if one.Draws != 8 || one.ModelError <= 0 {
+		t.Errorf("bands %+v", one)
+	}
+}
+
+// TestRunBandsNeedsAPosterior: a linear profile without one is refused.
+func TestRunBandsNeedsAPosterior(t *testing.T) {
+	s := bandsSpec()
+	s.GPU, s.Model = "A100-SXM4-80GB", "Llama-3.1-8B" // BLIS's published linear fit
+	b, err := s.Build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.RunBands(0, 4, 1, s.NewPolicy); err == nil {
+		t.Errorf("profile %s (no posterior) gave bands", b.Profile.Name)
+	}
+}
+
+// BenchmarkRunOne and BenchmarkRunBands20 compare one replay of 300
+// arXiv-window requests on 8 A100s with the same replay plus 20 posterior
+// draws (issue 10's target: at most 25× one run).
+func BenchmarkRunOne(b *testing.B) {
+	s := bandsSpec()
+	built, err := s.Build(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		pol, _ := s.NewPolicy()
+		if _, _, err := built.Run(0, pol); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRunBands20(b *testing.B) {
+	s := bandsSpec()
+	built, err := s.Build(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := built.RunBands(0, 20, 0, s.NewPolicy); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
