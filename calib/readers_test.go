@@ -1,6 +1,7 @@
 package calib
 
 import (
+	"math"
 	"errors"
 	"os"
 	"path/filepath"
@@ -169,4 +170,42 @@ func FuzzNvidiaSmiCSV(f *testing.F) {
 			}
 		}
 	})
+}
+
+func FuzzReadMeasured(f *testing.F) {
+	f.Add([]byte(`{"source":"s","run":"r","stats":{"ttft_ms_avg":3.5,"requests_per_s":1},"gpu":{"devices":[{"index":0,"samples":3,"util_mean":0.5,"power_mean_w":100,"power_max_w":200}],"window_s":30}}`))
+	f.Add([]byte(`{"source":"","stats":{}}`))
+	f.Add([]byte(`{"source":"s","stats":{"ttft_ms_p50":-1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ReadMeasured(strings.NewReader(string(data)), "f")
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("unpositioned error %T: %v", err, err)
+			}
+			return
+		}
+		if m.Source == "" || len(m.Stats) == 0 {
+			t.Fatalf("accepted %+v", m)
+		}
+		for k, v := range m.Stats {
+			if !(v > 0) || math.IsInf(v, 0) {
+				t.Fatalf("accepted %s = %g", k, v)
+			}
+		}
+	})
+}
+
+func TestReadMeasuredErrors(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"no source", `{"source":"","stats":{"ttft_ms_avg":1}}`, "source"},
+		{"unknown stat", `{"source":"s","stats":{"ttft_ms_p42":1}}`, "stats.ttft_ms_p42"},
+		{"negative", `{"source":"s","stats":{"ttft_ms_avg":-1}}`, "stats.ttft_ms_avg"},
+		{"bad util", `{"source":"s","stats":{"ttft_ms_avg":1},"gpu":{"devices":[{"util_mean":2}]}}`, "gpu.devices[0]"},
+		{"unknown field", `{"source":"s","stats":{"ttft_ms_avg":1},"extra":1}`, "unknown field"},
+	} {
+		_, err := ReadMeasured(strings.NewReader(tc.body), "m.json")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "m.json") {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
 }

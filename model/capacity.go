@@ -140,13 +140,23 @@ func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
 	}
 	switch {
 	case e.NumGPUBlocksOverride < 0 || e.KVCacheTokens < 0:
-		return Memory{}, errors.New("model: KV overrides must be ≥ 0")
+		return Memory{}, fmt.Errorf("--num-gpu-blocks-override %d and --kv-cache-tokens %d must be ≥ 0", e.NumGPUBlocksOverride, e.KVCacheTokens)
 	case e.NumGPUBlocksOverride > 0 && e.KVCacheTokens > 0:
-		return Memory{}, errors.New("model: give --num-gpu-blocks-override or --kv-cache-tokens, not both")
+		return Memory{}, errors.New("give --num-gpu-blocks-override or --kv-cache-tokens, not both")
 	case e.NumGPUBlocksOverride > 0:
 		m.KVTokens, m.Source = int64(e.NumGPUBlocksOverride)*int64(blockSize), "--num-gpu-blocks-override"
 	case e.KVCacheTokens > 0:
 		m.KVTokens, m.Source = int64(e.KVCacheTokens), "--kv-cache-tokens"
+	}
+	if m.Source[0] == '-' {
+		if m.KVTokens < int64(blockSize) {
+			return Memory{}, fmt.Errorf("%s: %d tokens is less than one block of %d", m.Source, m.KVTokens, blockSize)
+		}
+		if m.KVTokens > 1<<40 || float64(m.KVTokens)*float64(perToken) > float64(d.GPU.MemoryBytes) {
+			return Memory{}, fmt.Errorf("%s: %d tokens of KV need %.1f GiB per GPU, more than %s's %.1f GiB",
+				m.Source, m.KVTokens, float64(m.KVTokens)*float64(perToken)/GiB, d.GPU.Name, float64(d.GPU.MemoryBytes)/GiB)
+		}
+		return m, nil
 	}
 	if m.KVTokens < int64(blockSize) {
 		return Memory{}, fmt.Errorf("model: %s (%s, TP %d) does not fit on %s at utilization %g: %.2f GiB left for KV (weights %.2f, activation %.2f, non-torch %.2f GiB)",
@@ -181,12 +191,12 @@ func legacyActivation(v string) (bool, error) {
 	v = strings.TrimPrefix(versionOr(v), "v")
 	parts := strings.SplitN(v, ".", 3)
 	if len(parts) < 2 {
-		return false, fmt.Errorf("model: vLLM version %q: want MAJOR.MINOR[.PATCH]", v)
+		return false, fmt.Errorf("--vllm-version %q: want MAJOR.MINOR[.PATCH]", v)
 	}
 	major, err1 := strconv.Atoi(parts[0])
 	minor, err2 := strconv.Atoi(parts[1])
 	if err1 != nil || err2 != nil || major < 0 || minor < 0 {
-		return false, fmt.Errorf("model: vLLM version %q: want MAJOR.MINOR[.PATCH]", v)
+		return false, fmt.Errorf("--vllm-version %q: want MAJOR.MINOR[.PATCH]", v)
 	}
 	return major == 0 && minor < 17, nil
 }

@@ -99,8 +99,20 @@ func TestKVOverridesAndLog(t *testing.T) {
 	if _, err := d.KVBlocks(64, Engine{NumGPUBlocksOverride: 1, KVCacheTokens: 64}); err == nil {
 		t.Error("both overrides accepted")
 	}
-	if _, err := d.KVBlocks(64, Engine{Version: "nineteen", MaxNumBatchedTokens: 2048, MaxNumSeqs: 256}); err == nil {
-		t.Error("bad version accepted")
+	for _, tc := range []struct {
+		name string
+		eng  Engine
+		want string
+	}{
+		{"bad version", Engine{Version: "nineteen", MaxNumBatchedTokens: 2048, MaxNumSeqs: 256}, "--vllm-version"},
+		{"negative override", Engine{NumGPUBlocksOverride: -1}, "--num-gpu-blocks-override -1"},
+		{"override beyond memory", Engine{NumGPUBlocksOverride: 5_000_000_000}, "--num-gpu-blocks-override: 320000000000 tokens"},
+		{"tokens beyond memory", Engine{KVCacheTokens: 1 << 50}, "--kv-cache-tokens"},
+		{"less than a block", Engine{KVCacheTokens: 10}, "less than one block"},
+	} {
+		if _, err := d.KVBlocks(64, tc.eng); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
 	}
 	n, err := KVTokensFromLog("INFO ... [kv_cache_utils.py:1319] GPU KV cache size: 476,016 tokens\n")
 	if err != nil || n != 476_016 {
