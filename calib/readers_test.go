@@ -1,8 +1,8 @@
 package calib
 
 import (
-	"math"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
