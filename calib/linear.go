@@ -49,17 +49,6 @@ func stepFeatures(p *model.Profile, b model.Batch) [6]float64 {
 	return [6]float64{1, float64(b.PrefillTokens), b.PrefillTokenCtx, float64(b.DecodeSeqs), float64(b.DecodeCtxTokens)}
 }
 
-// regressedCoefs are the step coefficients the per-request regression
-// solves for (all of them; a coefficient marked false would be held at its
-// current value, its contribution moved to the right-hand side).
-func regressedCoefs(p *model.Profile) []bool {
-	out := make([]bool, len(stepCoefsFor(p)))
-	for i := range out {
-		out[i] = true
-	}
-	return out
-}
-
 // stepCoefsFor names the profile fields the step features multiply.
 func stepCoefsFor(p *model.Profile) []string {
 	if p.IsKernel() {
@@ -93,12 +82,7 @@ func (l *stepLog) overlapFeatures(w int, from, to sim.Time) [6]float64 {
 // Arms without per-request records are skipped; ok is false if none has.
 func (f *fitter) linearRound(p *model.Profile, floors map[string]float64) (next *model.Profile, ok bool, err error) {
 	k := len(stepCoefsFor(p))
-	keep := regressedCoefs(p)
-	vals := make([]float64, k)
-	for i, n := range stepCoefsFor(p) {
-		vals[i] = *mustCoef(n).Field(p)
-	}
-	var rows [][]float64 // frontend, then the regressed step coefficients
+	var rows [][]float64 // frontend, then the step coefficients
 	var ys []float64
 	for _, a := range f.arms {
 		if a.records == nil {
@@ -136,15 +120,13 @@ func (f *fitter) linearRound(p *model.Profile, floors map[string]float64) (next 
 			fwd := p.FrontendNsPerInputToken * float64(r.InputTokens)
 			if m.TTFTMs > 0 {
 				x := log.overlapFeatures(r.Worker, r.Dispatched, r.FirstToken)
-				row, fixed := splitRow(1, x[:k], keep, vals)
-				rows = append(rows, row)
-				ys = append(ys, m.TTFTMs*1e6-fwd-fixed)
+				rows = append(rows, append([]float64{1}, x[:k]...))
+				ys = append(ys, m.TTFTMs*1e6-fwd)
 			}
 			if r.OutputTokens >= 2 && m.ITLMs > 0 {
 				x := log.overlapFeatures(r.Worker, r.FirstToken, r.End)
-				row, fixed := splitRow(0, x[:k], keep, vals)
-				rows = append(rows, row)
-				ys = append(ys, m.ITLMs*1e6*float64(r.OutputTokens-1)-fixed)
+				rows = append(rows, append([]float64{0}, x[:k]...))
+				ys = append(ys, m.ITLMs*1e6*float64(r.OutputTokens-1))
 			}
 		}
 		ok = true
@@ -152,12 +134,7 @@ func (f *fitter) linearRound(p *model.Profile, floors map[string]float64) (next 
 	if !ok || len(rows) < 12 {
 		return nil, false, nil
 	}
-	names := []string{"frontend_ns"}
-	for i, n := range stepCoefsFor(p) {
-		if keep[i] {
-			names = append(names, n)
-		}
-	}
+	names := append([]string{"frontend_ns"}, stepCoefsFor(p)...)
 	theta, err := boundedLeastSquares(rows, ys, names, floors)
 	if err != nil {
 		return nil, false, err
@@ -408,20 +385,4 @@ func buildArms(spec *Spec, obs []Observed, base *model.Profile) ([]*arm, error) 
 		arms = append(arms, a)
 	}
 	return arms, nil
-}
-
-// splitRow builds a regression row (first entry lead, for the frontend)
-// from the step features x, keeping the regressed columns and summing the
-// fixed ones' contribution at their current values.
-func splitRow(lead float64, x []float64, keep []bool, vals []float64) ([]float64, float64) {
-	row := []float64{lead}
-	fixed := 0.0
-	for i, v := range x {
-		if keep[i] {
-			row = append(row, v)
-		} else {
-			fixed += v * vals[i]
-		}
-	}
-	return row, fixed
 }
