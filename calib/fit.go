@@ -268,15 +268,20 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// Evaluate re-simulates the spec's runs with profile p (with its noise σ,
-// averaged over seeds) and reports every statistic against the
-// measurements, without fitting anything.
-func Evaluate(spec *Spec, p *model.Profile, seeds int) (*Report, error) {
+// loadArms reads the spec's measurements and builds its arms on profile p.
+func loadArms(spec *Spec, p *model.Profile) ([]*arm, error) {
 	obs, err := spec.Load()
 	if err != nil {
 		return nil, err
 	}
-	arms, err := buildArms(spec, obs, p)
+	return buildArms(spec, obs, p)
+}
+
+// Evaluate re-simulates the spec's runs with profile p (with its noise σ,
+// averaged over seeds) and reports every statistic against the
+// measurements, without fitting anything.
+func Evaluate(spec *Spec, p *model.Profile, seeds int) (*Report, error) {
+	arms, err := loadArms(spec, p)
 	if err != nil {
 		return nil, err
 	}

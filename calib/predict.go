@@ -33,11 +33,7 @@ type PredRow struct {
 // statistic with its prediction and band. (Sequential, like the rest of
 // calib: callers parallelise across specs.)
 func Predict(spec *Spec, p *model.Profile, post *model.Posterior, draws, seeds int, seed uint64) ([]PredRow, error) {
-	obs, err := spec.Load()
-	if err != nil {
-		return nil, err
-	}
-	arms, err := buildArms(spec, obs, p)
+	arms, err := loadArms(spec, p)
 	if err != nil {
 		return nil, err
 	}
