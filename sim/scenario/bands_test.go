@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -85,5 +86,20 @@ func BenchmarkRunBands20(b *testing.B) {
 		if _, err := built.RunBands(0, 20, 0, s.NewPolicy); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestBuildRefusesFasterThanHardware: a profile that prices a prefill
+// chunk above the GPU's peak FLOP/s is refused, naming the limit.
+func TestBuildRefusesFasterThanHardware(t *testing.T) {
+	s := bandsSpec()
+	b, err := s.Build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := *b.Profile
+	fast.StepBaseNs, fast.LinearScale, fast.PrefillAttnNsPerPair = 1, 1e-6, 0
+	if _, err := s.Build(&fast); err == nil || !strings.Contains(err.Error(), "peak FLOP/s") {
+		t.Errorf("a faster-than-hardware profile: %v", err)
 	}
 }

@@ -227,6 +227,9 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := prof.CheckPhysical(dep); err != nil {
+		return nil, fmt.Errorf("--profile: %w", err)
+	}
 	entry, _ := policy.Lookup(s.Policy)
 	wc, err := sim.ResolveWorker(dep, sim.EngineFlags{
 		BlockSize: s.BlockSize, MaxModelLen: s.MaxModelLen, MaxNumSeqs: s.MaxNumSeqs,
