@@ -196,3 +196,35 @@ func TestSweepBadInput(t *testing.T) {
 		t.Errorf("unwritable --out: %v", err)
 	}
 }
+
+// TestSweepUncertainty: --uncertainty K puts the draws and bands into the
+// point files, band columns into summary.csv, and model uncertainty into
+// the crossover bootstrap; the bytes repeat.
+func TestSweepUncertainty(t *testing.T) {
+	var outs [2][]byte
+	for i := range outs {
+		dir := filepath.Join(t.TempDir(), "u")
+		_, _, err := runCLI("sweep", "--n", "2,4", "--first", "200", "--seeds", "2", "--uncertainty", "3", "--bootstrap", "50", "--quiet", "--out", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		csvb, err := os.ReadFile(filepath.Join(dir, "summary.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(csvb), "ttft_ms_p50_band_lo,ttft_ms_p50_band_hi") {
+			t.Errorf("summary.csv has no band columns")
+		}
+		cross, _ := os.ReadFile(filepath.Join(dir, "crossover.json"))
+		if !strings.Contains(string(cross), `"model_uncertainty": true`) {
+			t.Errorf("crossover.json does not say it drew coefficients")
+		}
+		outs[i] = append(csvb, cross...)
+	}
+	if string(outs[0]) != string(outs[1]) {
+		t.Error("two identical sweeps with --uncertainty differ")
+	}
+	if _, _, err := runCLI("sweep", "--n", "2", "--gpu", "A100-SXM4-80GB", "--model", "Llama-3.1-8B", "--uncertainty", "2", "--quiet", "--out", t.TempDir()); err == nil || !strings.Contains(err.Error(), "posterior") {
+		t.Errorf("a profile without a posterior: %v", err)
+	}
+}

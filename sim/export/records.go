@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/routesim/routesim/sim"
 )
@@ -123,6 +124,20 @@ func SummaryFields(s *sim.Summary) []Field {
 	f("busy_mean", "fraction", mean)
 	f("busy_min", "fraction", lo)
 	f("busy_max", "fraction", hi)
+	if u := s.Uncertainty; u != nil {
+		// --uncertainty: each banded statistic's 10th and 90th percentile
+		// over the coefficient draws (null where undefined).
+		for _, k := range sim.BandKeys {
+			b := u.Bands[k]
+			for j, end := range []string{"lo", "hi"} {
+				v := math.NaN()
+				if b[j] != nil {
+					v = *b[j]
+				}
+				f(strings.ReplaceAll(k, ".", "_")+"_band_"+end, bandUnit(k), v)
+			}
+		}
+	}
 	return out
 }
 
@@ -171,4 +186,15 @@ func fmtFloat(v float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// bandUnit is the unit of a band statistic.
+func bandUnit(key string) string {
+	switch {
+	case strings.Contains(key, "_ms"):
+		return "ms"
+	case key == "requests_per_s":
+		return "requests/s"
+	}
+	return "fraction"
 }
