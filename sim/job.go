@@ -42,6 +42,9 @@ type Workload struct {
 // blockSize tokens. The identity of sub-block j of Mooncake block k is
 // (chained hash of ids 0..k, j), so two prompts share a worker block exactly
 // when they share the Mooncake prefix up to it. Only full blocks get a hash.
+// prefixSalt separates generated shared-prefix hashes from trace ones.
+const prefixSalt = 0x5eed_0f_9ef1
+
 func Prepare(t *workload.Trace, blockSize int) (*Workload, error) {
 	if err := checkBlockSize(blockSize); err != nil {
 		return nil, err
@@ -61,6 +64,15 @@ func Prepare(t *workload.Trace, blockSize int) (*Workload, error) {
 			chain = Mix(chain, uint64(id))
 			for j := 0; j < per && k*per+j < full; j++ {
 				backing = append(backing, Mix(chain, uint64(j)+1))
+			}
+		}
+		// A generated shared prefix: its whole worker blocks get the
+		// group's hashes, including those of a last, partial Mooncake block
+		// (the blocks after it keep their unique chain).
+		if shared := min(r.SharedPrefix, r.InputTokens) / blockSize; shared > 0 {
+			g := Mix(prefixSalt, uint64(r.PrefixGroup))
+			for b := 0; b < shared; b++ {
+				backing[start+b] = Mix(g, uint64(b)+1)
 			}
 		}
 		wl.Jobs[i] = Job{

@@ -35,6 +35,12 @@ type Request struct {
 	// recorded gap since that previous turn's timestamp.
 	Session string
 	DelayNs int64
+	// SharedPrefix tokens at the start of the prompt are the same for
+	// every request of PrefixGroup (generated workloads): prefix caching
+	// can then reuse them at the worker's block granularity, below the
+	// 512-token granularity of HashIDs. 0 = none.
+	SharedPrefix int
+	PrefixGroup  int
 }
 
 // Trace is an ordered list of requests with non-decreasing arrivals.

@@ -64,7 +64,8 @@ func (s *Synthetic) Validate() error {
 
 // Generate draws the stream as a Mooncake-style trace (512-token hash
 // ids: a shared prefix's whole blocks share ids across its group; every
-// other block is unique). s must be valid.
+// other block is unique), and marks each request's shared prefix so that
+// its whole worker blocks are shared too, however short. s must be valid.
 func (s Synthetic) Generate(rng *rand.Rand) *Trace {
 	var gap interface{ Rand() float64 }
 	if s.Arrival == "gamma" {
@@ -96,7 +97,7 @@ func (s Synthetic) Generate(rng *rand.Rand) *Trace {
 			}
 		}
 		t.Requests = append(t.Requests, Request{Line: i + 1, ArrivalNs: int64(at * 1e9), InputTokens: in,
-			OutputTokens: max(1, int(math.Round(osl.Rand()))), HashIDs: ids})
+			OutputTokens: max(1, int(math.Round(osl.Rand()))), HashIDs: ids, SharedPrefix: prefix, PrefixGroup: group})
 	}
 	return t
 }

@@ -1,0 +1,44 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/routesim/routesim/sim/workload"
+)
+
+// TestSyntheticSharedPrefixBelowMooncakeBlock: a 100-token shared prefix
+// (shorter than a 512-token Mooncake block) is still shared at the
+// worker's block granularity: six 16-token blocks, the same within a
+// group and different across groups; the blocks after it are unique.
+func TestSyntheticSharedPrefixBelowMooncakeBlock(t *testing.T) {
+	s := workload.Synthetic{Requests: 40, RatePerS: 5, Arrival: "poisson", ISLMean: 400, ISLCV: 0.0001, OSLMean: 10, OSLCV: 0.0001, PrefixGroups: 2, PrefixTokens: 100}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	tr := s.Generate(rand.New(rand.NewPCG(1, 2)))
+	wl, err := Prepare(tr, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byGroup := map[int][]*Job{}
+	for i := range wl.Jobs {
+		g := tr.Requests[i].PrefixGroup
+		byGroup[g] = append(byGroup[g], &wl.Jobs[i])
+	}
+	if len(byGroup) != 2 {
+		t.Fatalf("%d groups", len(byGroup))
+	}
+	a, b := byGroup[0], byGroup[1]
+	for k := 0; k < 6; k++ {
+		if a[0].Blocks[k] != a[1].Blocks[k] || b[0].Blocks[k] != b[1].Blocks[k] {
+			t.Errorf("block %d differs within a group", k)
+		}
+		if a[0].Blocks[k] == b[0].Blocks[k] {
+			t.Errorf("block %d shared across groups", k)
+		}
+	}
+	if a[0].Blocks[6] == a[1].Blocks[6] {
+		t.Error("the block after the 96 shared tokens is shared")
+	}
+}
