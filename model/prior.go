@@ -20,7 +20,8 @@ type Prior struct {
 // to hold the measurements it comes from.
 const (
 	// PriorAttnEfficiency: FlashAttention-2 forward reaches 50–73 % of A100
-	// BF16 peak at head dim 128 (Dao 2023, fig. 5); vLLM's chunked prefill
+	// BF16 peak at head dim 128 (the FlashAttention-2 paper, Dao 2023, A100
+	// forward benchmarks); vLLM's chunked prefill
 	// over a paged cache runs below a dense benchmark.
 	PriorAttnEfficiency = 0.5
 	// PriorKVEfficiency: paged decode attention reads KV at 70–85 % of HBM
@@ -33,7 +34,7 @@ const (
 	// PriorSchedulerNs: vLLM V1's per-step CPU work outside kernels
 	// (scheduling, input preparation, sampling bookkeeping) with CUDA graphs.
 	PriorSchedulerNs = 2e6
-	// PriorEagerLaunchNs: extra GPU-idle time per step under
+	// PriorEagerLaunchNsPerLayer: extra GPU-idle time per step under
 	// --enforce-eager, per layer (≈15 PyTorch-dispatched kernels at ≈10 µs
 	// of CPU each, partly hidden behind the GPU).
 	PriorEagerLaunchNsPerLayer = 120e3
