@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -40,6 +41,20 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(tw, "\tsource: %s\t\t\t\t\t\n", p.Source)
 			if p.Note != "" {
 				fmt.Fprintf(tw, "\tnote: %s\t\t\t\t\t\n", p.Note)
+			}
+			if q := p.Posterior; q != nil {
+				var parts []string
+				for i, name := range q.Params {
+					tag := "prior"
+					switch {
+					case q.Identified[i]:
+						tag = "pinned"
+					case q.Narrowed[i]:
+						tag = "narrowed"
+					}
+					parts = append(parts, fmt.Sprintf("%s ±%.0f%% (%s)", name, 100*(math.Exp(q.SD()[i])-1), tag))
+				}
+				fmt.Fprintf(tw, "\tposterior: %s\t\t\t\t\t\n", strings.Join(parts, ", "))
 			}
 		}
 	}
