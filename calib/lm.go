@@ -9,8 +9,8 @@ import (
 )
 
 // mapResiduals are the residuals whose sum of squares is the MAP
-// objective: √scale × the data residuals, then each fitted coefficient's
-// prior z-score / √2. nil if the simulation failed.
+// objective: √scale × the data residuals, then the prior residuals. nil if
+// the simulation failed.
 func (f *fitter) mapResiduals(p *model.Profile) []float64 {
 	r, err := f.residuals(p, false)
 	if err != nil {
@@ -21,16 +21,7 @@ func (f *fitter) mapResiduals(p *model.Profile) []float64 {
 	for _, v := range r {
 		out = append(out, s*v)
 	}
-	for _, c := range f.coefs {
-		pr, ok := f.priors[c.name]
-		v := *c.field(p)
-		if !ok || v <= 0 {
-			out = append(out, 0)
-			continue
-		}
-		out = append(out, math.Log(v/pr.Centre)/pr.LogSD/math.Sqrt2)
-	}
-	return out
+	return append(out, f.priorResiduals(p)...)
 }
 
 // withLog returns p with each fitted coefficient set to exp(u_i), kept at
@@ -65,44 +56,13 @@ func (f *fitter) levenbergMarquardt(p *model.Profile, iters int) (*model.Profile
 	const h = 0.02
 	for it := 0; it < iters; it++ {
 		f.evals++
-		cols := make([][]float64, k)
-		for j := range k {
-			up, down := append([]float64(nil), u...), append([]float64(nil), u...)
-			up[j] += h
-			down[j] -= h
-			ru, rd := f.mapResiduals(f.withLog(p, up)), f.mapResiduals(f.withLog(p, down))
-			f.evals += 2
-			if len(ru) != len(r) || len(rd) != len(r) {
-				continue
-			}
-			col := make([]float64, len(r))
-			for i := range col {
-				col[i] = (ru[i] - rd[i]) / (2 * h)
-			}
-			cols[j] = col
-		}
-		jtj := mat.NewSymDense(k, nil)
-		jtr := mat.NewVecDense(k, nil)
-		for a := range k {
-			if cols[a] == nil {
-				continue
-			}
-			g := 0.0
-			for i := range r {
-				g += cols[a][i] * r[i]
-			}
-			jtr.SetVec(a, g)
-			for b := a; b < k; b++ {
-				if cols[b] == nil {
-					continue
-				}
-				s := 0.0
-				for i := range r {
-					s += cols[a][i] * cols[b][i]
-				}
-				jtj.SetSym(a, b, s)
-			}
-		}
+		cols := jacobian(r, k, h, func(int) bool { return true }, func(j int, dx float64) []float64 {
+			moved := append([]float64(nil), u...)
+			moved[j] += dx
+			f.evals++
+			return f.mapResiduals(f.withLog(p, moved))
+		})
+		jtj, jtr := gram(cols, r)
 		improved := false
 		for try := 0; try < 8 && !improved; try++ {
 			m := mat.NewSymDense(k, nil)

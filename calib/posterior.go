@@ -50,17 +50,23 @@ func priorsFor(d model.Deployment, base *model.Profile, weight float64) (map[str
 
 // priorLoss is −log prior of p's fitted coefficients (up to a constant).
 func (f *fitter) priorLoss(p *model.Profile) float64 {
-	total := 0.0
+	return sumSquares(f.priorResiduals(p))
+}
+
+// priorResiduals are each fitted coefficient's prior z-score / √2 (0 for
+// one without a prior), so that their sum of squares is −log prior.
+func (f *fitter) priorResiduals(p *model.Profile) []float64 {
+	out := make([]float64, 0, len(f.coefs))
 	for _, c := range f.coefs {
 		pr, ok := f.priors[c.name]
 		v := *c.field(p)
 		if !ok || v <= 0 {
+			out = append(out, 0)
 			continue
 		}
-		z := math.Log(v/pr.Centre) / pr.LogSD
-		total += z * z / 2
+		out = append(out, math.Log(v/pr.Centre)/pr.LogSD/math.Sqrt2)
 	}
-	return total
+	return out
 }
 
 // laplace approximates the posterior of the log coefficients around the
@@ -101,34 +107,9 @@ func (f *fitter) laplace(p *model.Profile) *model.Posterior {
 	if err != nil {
 		return nil
 	}
-	cols := make([][]float64, n) // J's columns; nil = no information
-	for i, name := range names {
-		if !fitted[name] {
-			continue
-		}
-		up, down := at(i, h), at(i, -h)
-		if len(up) != len(r0) || len(down) != len(r0) {
-			continue // the step changed which requests completed: no usable slope
-		}
-		col := make([]float64, len(r0))
-		for k := range col {
-			col[k] = (up[k] - down[k]) / (2 * h)
-		}
-		cols[i] = col
-	}
-	prec := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			if cols[i] == nil || cols[j] == nil {
-				continue
-			}
-			s := 0.0
-			for k := range cols[i] {
-				s += cols[i][k] * cols[j][k]
-			}
-			prec.SetSym(i, j, 2*f.scale()*s)
-		}
-	}
+	cols := jacobian(r0, n, h, func(i int) bool { return fitted[names[i]] }, at)
+	prec, _ := gram(cols, nil)
+	prec.ScaleSym(2*f.scale(), prec)
 	sd := make([]float64, n)
 	for i, name := range names {
 		sd[i] = f.priors[name].LogSD

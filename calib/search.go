@@ -136,10 +136,6 @@ func (f *fitter) scale() float64 {
 	return 1
 }
 
-func statLoss(measured, simulated Stats) float64 {
-	return sumSquares(statResiduals(measured, simulated))
-}
-
 func sumSquares(r []float64) float64 {
 	t := 0.0
 	for _, v := range r {
@@ -166,13 +162,8 @@ func statResiduals(measured, simulated Stats) []float64 {
 	return out
 }
 
-// recordLoss compares requests one by one, in arrival order; it is skipped
-// when the runs completed different sets of requests.
-func recordLoss(meas []Record, simRecs []sim.Record) float64 {
-	return sumSquares(recordResiduals(meas, simRecs))
-}
-
-// recordResiduals are the per-request TTFT and ITL log errors, scaled so
+// recordResiduals compare requests one by one, in arrival order: the
+// per-request TTFT and ITL log errors, scaled so
 // that together they weigh 4 (one headline statistic): the requests of a
 // run share its queues, so they are far from independent. nil when the
 // runs completed different sets of requests.
