@@ -11,7 +11,6 @@ package validate
 import (
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -21,6 +20,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/routesim/routesim/calib"
 	"github.com/routesim/routesim/model"
@@ -166,24 +167,19 @@ func Run(opt Options) ([]Result, error) {
 		opt.Progress = func(s string) { mu.Lock(); defer mu.Unlock(); say(s) }
 	}
 	out := make([]Result, len(todo))
-	errs := make([]error, len(todo))
-	sem := make(chan struct{}, jobs)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(jobs)
 	for i, c := range todo {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+		g.Go(func() error {
 			r, err := runCase(c, opt)
 			if err != nil {
-				errs[i] = fmt.Errorf("validate: %s: %w", c.Name, err)
-				return
+				return fmt.Errorf("validate: %s: %w", c.Name, err)
 			}
 			out[i] = *r
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
@@ -61,31 +62,25 @@ func (b *Built) RunDraws(seed uint64, k, jobs, concurrency int, newPolicy func()
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	sums := make([]sim.Summary, k)
-	errs := make([]error, k)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, jobs)
+	var g errgroup.Group
+	g.SetLimit(jobs)
 	for i, p := range profiles {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+		g.Go(func() error {
 			pol, err := newPolicy()
 			if err != nil {
-				errs[i] = err
-				return
+				return err
 			}
 			c := *b
 			c.Config.Profile, c.Profile = p, p
 			res, _, err := c.RunWith(seed, concurrency, pol)
 			if err != nil {
-				errs[i] = err
-				return
+				return err
 			}
 			sums[i] = sim.Summarize(res, p)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := g.Wait(); err != nil {
 		return "", 0, nil, err
 	}
 	return post.Method, post.ModelErrorLog, sums, nil
