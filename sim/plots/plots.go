@@ -19,7 +19,6 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/sim/export"
 	"github.com/routesim/routesim/sim/sweep"
 )
@@ -297,70 +296,6 @@ func MetricVsN(rs []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) (*plo
 		p.Title.Text += "\n(shaded: 95 % over seeds; dashed: 10–90 % over model coefficient draws)"
 	}
 	return p, nil
-}
-
-func hasDraws(rs []sweep.Result) bool {
-	for i := range rs {
-		if len(rs[i].Draws) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// addModelBand draws policy pol's model-uncertainty band as two dashed
-// lines: the metric's 10th and 90th percentile over each point's
-// coefficient draws, averaged over seeds.
-func addModelBand(p *plot.Plot, rs []sweep.Result, g sweep.Grid, m sweep.Metric, pol string, c color.Color, axis []int) error {
-	los, his := map[int][]float64{}, map[int][]float64{}
-	for i := range rs {
-		r := &rs[i]
-		if r.Point.Policy != pol || len(r.Draws) == 0 {
-			continue
-		}
-		vals := make([]float64, len(r.Draws))
-		for j := range r.Draws {
-			dr := sweep.Result{Point: r.Point, Summary: r.Draws[j], TTFTMs: r.TTFTMs}
-			vals[j] = m.Value(&dr)
-		}
-		sort.Float64s(vals)
-		x := g.AxisValue(r.Point)
-		los[x] = append(los[x], sim.Quantile7(vals, sim.BandLo))
-		his[x] = append(his[x], sim.Quantile7(vals, sim.BandHi))
-	}
-	var lo, hi plotter.XYs
-	for _, n := range axis {
-		l, h := meanOf(los[n]), meanOf(his[n])
-		if m.HigherBetter || (finitePositive(l) && finitePositive(h)) {
-			if !math.IsNaN(l) && !math.IsNaN(h) && !math.IsInf(l, 0) && !math.IsInf(h, 0) {
-				lo = append(lo, plotter.XY{X: float64(n), Y: l})
-				hi = append(hi, plotter.XY{X: float64(n), Y: h})
-			}
-		}
-	}
-	for _, xy := range []plotter.XYs{lo, hi} {
-		if len(xy) < 2 {
-			continue
-		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return err
-		}
-		l.Color, l.Dashes = c, []vg.Length{vg.Points(3), vg.Points(2)}
-		p.Add(l)
-	}
-	return nil
-}
-
-func meanOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x / float64(len(xs))
-	}
-	return s
 }
 
 func axisLabel(name string) string {
