@@ -106,3 +106,32 @@ func TestCalibrateFromRunOutputs(t *testing.T) {
 		t.Errorf("report.json: %v, %d rows", err, len(rep.Rows))
 	}
 }
+
+// TestNewFlagsRefuseBadValues: calibrate's prior and model-error flags,
+// validate's and run's draw counts and the KV overrides reject NaN, Inf,
+// negative, zero-where-meaningless and unknown values with exit 2.
+func TestNewFlagsRefuseBadValues(t *testing.T) {
+	spec := "../../validate/data/h100-llama3.1-8b-inferencesim/fit.json"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calibrate", "--spec", spec, "--model-error", "nan"}, "--model-error"},
+		{[]string{"calibrate", "--spec", spec, "--model-error", "0"}, "--model-error"},
+		{[]string{"calibrate", "--spec", spec, "--prior-weight", "inf"}, "--prior-weight"},
+		{[]string{"calibrate", "--spec", spec, "--prior-weight", "-1"}, "--prior-weight"},
+		{[]string{"calibrate", "--spec", spec, "--derive", t.TempDir()}, "--source"},
+		{[]string{"validate", "--draws", "0"}, "--draws"},
+		{[]string{"validate", "--case", "nope"}, "unknown case"},
+		{[]string{"run", "--uncertainty", "-1"}, "--uncertainty"},
+		{[]string{"run", "--uncertainty", "100000"}, "--uncertainty"},
+		{[]string{"run", "--vllm-version", "x.y"}, "--vllm-version"},
+		{[]string{"run", "--kv-cache-tokens", "-3"}, "--kv-cache-tokens"},
+		{[]string{"run", "--num-gpu-blocks-override", "9999999999"}, "--num-gpu-blocks-override"},
+	} {
+		_, _, err := runCLI(tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || exitCode(err) != 2 {
+			t.Errorf("%v: %v (exit %d), want %q and exit 2", tc.args, err, exitCode(err), tc.want)
+		}
+	}
+}
