@@ -8,8 +8,10 @@ type Implied struct {
 	// PrefillNsPerToken is a 2,048-token fresh prefill chunk's step time
 	// per token (what a worker saturated with prefill pays per token).
 	PrefillNsPerToken float64
-	// PrefillMFU is that chunk's model FLOPs (2·params per token plus
-	// causal attention) over the step time and the GPU's peak.
+	// PrefillMFU is the FLOPs that chunk executes (2 FLOPs per linear-layer
+	// weight per token plus causal attention; the embedding is a lookup and
+	// lm_head runs only for the chunk's last token) over the step time and
+	// the GPU's peak.
 	PrefillMFU float64
 	// DecodeHBMUtil is a decode step of 32 sequences at 2,048 tokens of
 	// context: weights and KV bytes read, over step time and bandwidth.
@@ -31,7 +33,7 @@ func (p *Profile) Implied(d Deployment) Implied {
 	pairs := n * (n + 1) / 2
 	chunk := Batch{PrefillTokens: ImpliedRefChunk, PrefillTokenCtx: n * n, PrefillAttnPairs: pairs}
 	t := p.StepNs(chunk)
-	flops := (m.FLOPsPerToken()*n + 4*float64(m.Layers*m.Heads*m.HeadDim)*pairs) / tp
+	flops := (2*float64(m.Layers)*float64(m.linearParamsPerLayer())*n + 4*float64(m.Layers*m.Heads*m.HeadDim)*pairs) / tp
 	dec := Batch{DecodeSeqs: ImpliedRefDecodeSeq, DecodeCtxTokens: ImpliedRefDecodeSeq * ImpliedRefDecodeCtx}
 	bytes := (float64(m.WeightBytes(d.Quant)) + float64(ImpliedRefDecodeSeq*ImpliedRefDecodeCtx)*float64(m.KVBytesPerToken(d.kvBytes()))) / tp
 	td := p.StepNs(dec)

@@ -94,12 +94,47 @@ type kernelFile struct {
 		Intermediate int    `json:"intermediate"`
 		Heads        int    `json:"heads"`
 		KVHeads      int    `json:"kv_heads"`
+		HeadDim      int    `json:"head_dim"`
+		Vocab        int    `json:"vocab"`
 	} `json:"model"`
 	Curves []struct {
 		TP     int       `json:"tp"`
 		Tokens []int     `json:"tokens"`
 		Ns     []float64 `json:"ns"`
 	} `json:"curves"`
+	Rates *kernelRates `json:"rates"`
+}
+
+// kernelRates are the achieved rates of the kernels outside the layer curve
+// on the reference GPU, fitted from its measured attention and
+// per-sequence shots (model/data/kernels/gen.go): absolute rates of that
+// GPU, so they hold for any model run on it.
+type kernelRates struct {
+	Source             string  `json:"source"`
+	AttentionFLOPSPerS float64 `json:"attention_flops_per_s"`
+	KVReadBytesPerS    float64 `json:"kv_read_bytes_per_s"`
+	DecodeAttnFloorNs  float64 `json:"decode_attention_floor_ns_per_layer"`
+	LMHeadBytesPerS    float64 `json:"lm_head_bytes_per_s"`
+	PerSeqNs           float64 `json:"per_seq_ns"`
+	// refLogits is the reference model's vocab·hidden, which PerSeqNs
+	// (lm_head row and sampling) scales with.
+	refLogits float64
+}
+
+// measuredRates returns the kernel rates measured on d's own GPU, or nil
+// when its reference library has none or was measured on another GPU.
+func measuredRates(g GPU) *kernelRates {
+	file, sameArch := kernelRef(g)
+	if !sameArch {
+		return nil
+	}
+	f := readKernelFile(file)
+	if f.Rates == nil || !strings.EqualFold(f.GPURef, g.Name) {
+		return nil
+	}
+	r := *f.Rates
+	r.refLogits = float64(f.Model.Vocab) * float64(f.Model.Hidden)
+	return &r
 }
 
 func readKernelFile(name string) *kernelFile {
@@ -116,11 +151,15 @@ func readKernelFile(name string) *kernelFile {
 
 // kernelRef picks the measured reference for a GPU: Vidur's A100 profile
 // (Meta-Llama-3-8B) for Ampere data-centre parts, its H100 profile
-// (Llama-2-7B) for Hopper, and the A100 one, scaled by peak FLOP/s and
-// bandwidth, for anything else (flagged as a cross-architecture transfer).
+// (Llama-2-7B) for Hopper, LLMServingSim's RTX 4090 profile
+// (Llama-3.1-8B) for the RTX 4090, and the A100 one, scaled by peak FLOP/s
+// and bandwidth, for anything else (flagged as a cross-architecture
+// transfer).
 func kernelRef(g GPU) (file string, sameArch bool) {
 	name := strings.ToUpper(g.Name)
 	switch {
+	case name == "RTX-4090":
+		return "llmservingsim-rtx4090-llama-3.1-8b.json", true
 	case strings.HasPrefix(name, "A100"):
 		return "vidur-a100-llama-3-8b.json", true
 	case strings.HasPrefix(name, "H100"), strings.HasPrefix(name, "H200"):

@@ -267,3 +267,52 @@ func TestProfileValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelReferences: each GPU takes the measured library of its own
+// architecture where one exists (and that GPU's measured attention, lm_head
+// and sampler rates where they were measured on it); other GPUs get the A100
+// curve flagged as a transfer. Every prior passes the physical check.
+func TestKernelReferences(t *testing.T) {
+	cat := DefaultCatalogue()
+	for _, tc := range []struct {
+		gpu       string
+		crossArch bool
+		rates     bool
+	}{
+		{"A100-SXM4-40GB", false, false},
+		{"H100-SXM5-80GB", false, false},
+		{"RTX-4090", false, true},
+		{"L40S", true, false}, // not in the catalogue: specs below
+	} {
+		g, err := cat.GPU(tc.gpu)
+		if err != nil {
+			// NVIDIA L40S datasheet: 48 GB GDDR6, 864 GB/s, 362 TFLOP/s
+			// BF16 with sparsity (181 dense).
+			g = GPU{Name: tc.gpu, MemoryBytes: 48e9, HBMBytesPerSec: 864e9, BF16FLOPS: 181e12, TDPWatts: 350, IdleWatts: 30}
+		}
+		m, _ := cat.Model("Llama-3.1-8B")
+		d := Deployment{GPU: g, Model: m, TP: 1, Quant: BF16, KVDtypeBytes: 2, GPUMemoryUtilization: 0.9}
+		p, priors, err := KernelPrior(d, cat, false)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.gpu, err)
+		}
+		if p.LinearCurve.CrossArchitecture != tc.crossArch {
+			t.Errorf("%s: cross-architecture = %v, want %v", tc.gpu, p.LinearCurve.CrossArchitecture, tc.crossArch)
+		}
+		if got := measuredRates(g) != nil; got != tc.rates {
+			t.Errorf("%s: measured rates = %v, want %v", tc.gpu, got, tc.rates)
+		}
+		if err := p.CheckPhysical(d); err != nil {
+			t.Errorf("%s: %v", tc.gpu, err)
+		}
+		for _, pr := range priors {
+			if pr.Name == "decode_ns_per_ctx_token" && tc.rates {
+				// Llama-3.1-8B's 128 KiB of KV per token at the measured
+				// 873 GB/s: 150 ns.
+				if math.Abs(pr.Centre-150) > 3 {
+					t.Errorf("%s: KV read prior %.1f ns/token, want ≈150 from the measured rate", tc.gpu, pr.Centre)
+				}
+			}
+		}
+	}
+}

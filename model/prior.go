@@ -61,19 +61,35 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 	attn := 4 * float64(m.Layers*m.Heads*m.HeadDim) / tp / (peak * PriorAttnEfficiency) * 1e9
 	kv := float64(m.KVBytesPerToken(d.kvBytes())) / tp / (bw * PriorKVEfficiency) * 1e9
 	lmHead := d.lmHeadBytes() / tp / (bw * PriorHBMEfficiency) * 1e9
+	// Per decoding sequence: its lm_head row (2·vocab·hidden FLOPs at half
+	// of peak) and sampling over the vocabulary (≈3 passes of fp32 logits).
+	perSeq := 2*float64(m.Vocab)*float64(m.Hidden)/tp/(peak*0.5)*1e9 + 3*4*float64(m.Vocab)/bw*1e9 + 5e3
+	attnSD, kvSD, seqSD, attnFloor := 0.35, 0.25, 0.7, 0.0
+	attnWhy := fmt.Sprintf("4·layers·heads·head_dim FLOPs per causal pair at %.0f %% of BF16 peak (FlashAttention-2 on A100: 50–73 %%)", 100*PriorAttnEfficiency)
+	kvWhy := fmt.Sprintf("KV bytes per token at %.0f %% of HBM bandwidth", 100*PriorKVEfficiency)
+	lmWhy := fmt.Sprintf("lm_head read %%.2f ms at %.0f %% of HBM", 100*PriorHBMEfficiency)
+	seqWhy := "lm_head row FLOPs at half of peak, sampling over fp32 logits, 5 µs bookkeeping"
+	if r := measuredRates(d.GPU); r != nil {
+		// This GPU's own attention, lm_head and sampler kernels were
+		// measured: their achieved rates replace the generic efficiencies.
+		attn = 4 * float64(m.Layers*m.Heads*m.HeadDim) / tp / r.AttentionFLOPSPerS * 1e9
+		kv = float64(m.KVBytesPerToken(d.kvBytes())) / tp / r.KVReadBytesPerS * 1e9
+		lmHead = d.lmHeadBytes() / tp / r.LMHeadBytesPerS * 1e9
+		perSeq = r.PerSeqNs * float64(m.Vocab) * float64(m.Hidden) / r.refLogits / tp
+		attnFloor = r.DecodeAttnFloorNs * float64(m.Layers)
+		attnSD, kvSD, seqSD = 0.15, 0.15, 0.3
+		attnWhy = fmt.Sprintf("4·layers·heads·head_dim FLOPs per causal pair at the %.0f TFLOP/s measured on this GPU (%s)", r.AttentionFLOPSPerS/1e12, r.Source)
+		kvWhy = fmt.Sprintf("KV bytes per token at the %.0f GB/s decode attention measured on this GPU", r.KVReadBytesPerS/1e9)
+		lmWhy = fmt.Sprintf("lm_head read %%.2f ms at the %.0f GB/s measured on this GPU, + %.2f ms decode-attention floor (%.1f µs per layer, measured)", r.LMHeadBytesPerS/1e9, attnFloor/1e6, r.DecodeAttnFloorNs/1e3)
+		seqWhy = fmt.Sprintf("lm_head and sampler time per sequence measured on this GPU (%.2f µs, scaled by vocab·hidden)", r.PerSeqNs/1e3)
+	}
 	launch := 0.0
 	if eager {
 		launch = PriorEagerLaunchNsPerLayer * float64(m.Layers)
 	}
 	idle := PriorSchedulerNs + launch
 	read := curve.WeightRead()
-	base := read + lmHead + idle
-	// The step base's spread: the measured weight read is known to the
-	// kernel library's ±10 %, the rest (scheduler, launch gaps) to ±50 %.
-	baseSD := math.Sqrt(math.Pow(read*PriorKernelLibrarySD, 2)+math.Pow((lmHead+idle)*0.5, 2)) / base
-	// Per decoding sequence: its lm_head row (2·vocab·hidden FLOPs at half
-	// of peak) and sampling over the vocabulary (≈3 passes of fp32 logits).
-	perSeq := 2*float64(m.Vocab)*float64(m.Hidden)/tp/(peak*0.5)*1e9 + 3*4*float64(m.Vocab)/bw*1e9 + 5e3
+	base := read + lmHead + attnFloor + idle
 	mode := "CUDA graphs"
 	if eager {
 		mode = "--enforce-eager"
@@ -104,18 +120,19 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 		// measurement of this GPU narrows it.
 		scaleSD, scaleWhy = PriorCrossArchSD, "measured on another architecture and scaled by peak FLOP/s and bandwidth: its efficiency is uncertain by ±30 %"
 	}
-	if curve.CrossArchitecture {
-		baseSD = math.Sqrt(math.Pow(read*PriorCrossArchSD, 2)+math.Pow((lmHead+idle)*0.5, 2)) / base
-	}
+	// The step base's spread: the measured weight read is known to the
+	// kernel library's spread, the rest (lm_head, scheduler, launch gaps)
+	// to ±50 %.
+	baseSD := math.Sqrt(math.Pow(read*scaleSD, 2)+math.Pow((lmHead+attnFloor+idle)*0.5, 2)) / base
 	priors := []Prior{
 		{"linear_scale", 1, scaleSD, scaleWhy},
-		{"step_base_ns", base, baseSD, fmt.Sprintf("measured one-token weight read %.2f ms (±%.0f %%) + lm_head read %.2f ms at %.0f %% of HBM + %.1f ms scheduler and launch gaps (%s, ±50 %%)",
-			read/1e6, 100*scaleSD, lmHead/1e6, 100*PriorHBMEfficiency, idle/1e6, mode)},
+		{"step_base_ns", base, baseSD, fmt.Sprintf("measured one-token weight read %.2f ms (±%.0f %%) + "+lmWhy+" + %.1f ms scheduler and launch gaps (%s, ±50 %%)",
+			read/1e6, 100*scaleSD, lmHead/1e6, idle/1e6, mode)},
 		{"host_overhead_ns", idle, 0.7, "the GPU-idle part of the step base: scheduler and launch gaps"},
 		{"prefill_ns_per_token", 500, 1.0, "per-token work outside the layer curve: KV-cache writes, embedding lookup, q/k norms"},
-		{"prefill_attn_ns_per_pair", attn, 0.35, fmt.Sprintf("4·layers·heads·head_dim FLOPs per causal pair at %.0f %% of BF16 peak (FlashAttention-2 on A100: 50–73 %%)", 100*PriorAttnEfficiency)},
-		{"decode_ns_per_seq", perSeq, 0.7, "lm_head row FLOPs at half of peak, sampling over fp32 logits, 5 µs bookkeeping"},
-		{"decode_ns_per_ctx_token", kv, 0.25, fmt.Sprintf("KV bytes per token at %.0f %% of HBM bandwidth", 100*PriorKVEfficiency)},
+		{"prefill_attn_ns_per_pair", attn, attnSD, attnWhy},
+		{"decode_ns_per_seq", perSeq, seqSD, seqWhy},
+		{"decode_ns_per_ctx_token", kv, kvSD, kvWhy},
 		{"frontend_ns", 5e6, 1.0, "HTTP, chat templating and routing in the frontend (inference-sim's alpha0 fits: 2–8 ms)"},
 		{"frontend_ns_per_input_token", 1000, 1.0, "tokenisation, ≈1 µs per token for a fast BPE tokenizer"},
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/routesim/routesim/model"
 )
 
-// profilesCmd lists the built-in profiles, and which catalogue
-// deployments fall back to a roofline estimate.
+// profilesCmd lists the built-in profiles, and what every other catalogue
+// deployment falls back to (its kernel prior or a roofline estimate).
 func profilesCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim profiles", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -59,7 +59,7 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(stdout, "\nPREFILL: a %d-token fresh chunk's step time per token and its model FLOPs over peak; DECODE HBM: a %d-sequence × %d-token decode step's bytes over peak bandwidth.\n",
+	fmt.Fprintf(stdout, "\nPREFILL: a %d-token fresh chunk's step time per token and the FLOPs it executes (linear layers and causal attention; lm_head only for sampled tokens) over peak; DECODE HBM: a %d-sequence × %d-token decode step's bytes over peak bandwidth.\n",
 		model.ImpliedRefChunk, model.ImpliedRefDecodeSeq, model.ImpliedRefDecodeCtx)
 	var roof []string
 	for _, g := range cat.GPUs {
@@ -73,14 +73,24 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 					if _, err := d.KVBlocks(16, model.Engine{MaxNumBatchedTokens: 2048, MaxNumSeqs: 256}); err != nil {
 						continue // does not fit
 					}
-					roof = append(roof, fmt.Sprintf("%s/%s/tp%d/%s", g.Name, m.Name, tp, q))
+					kind := "roofline"
+					if p := model.ProfileFor(d, false); p.IsKernel() {
+						kind = "kernel prior: " + strings.SplitN(p.LinearCurve.Source, ",", 2)[0]
+						if p.LinearCurve.CrossArchitecture {
+							kind += " (cross-architecture)"
+						}
+					}
+					roof = append(roof, fmt.Sprintf("%s/%s/tp%d/%s\t%s", g.Name, m.Name, tp, q, kind))
 				}
 			}
 		}
 	}
-	_, err := fmt.Fprintf(stdout, "\nEvery other deployment that fits in memory uses a roofline estimate (kind \"roofline\", flagged in every output):\n  %s\n",
-		strings.Join(roof, "\n  "))
-	return err
+	fmt.Fprintf(stdout, "\nEvery other deployment that fits in memory runs uncalibrated (kind \"transfer\" or \"roofline\", flagged in every output): its kernel prior — the measured layer curve of its architecture's library transferred by FLOP and byte ratios, with priors for the other terms — or, where none applies, a roofline estimate:\n")
+	tw = tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
+	for _, r := range roof {
+		fmt.Fprintf(tw, "  %s\n", r)
+	}
+	return tw.Flush()
 }
 
 // profileDeployment resolves the catalogue deployment a profile describes.
