@@ -316,3 +316,24 @@ func TestKernelReferences(t *testing.T) {
 		}
 	}
 }
+
+// TestPriorSourcesAreFormatted: every prior's source reads as text, with
+// no fmt verb left unexpanded or misapplied.
+func TestPriorSourcesAreFormatted(t *testing.T) {
+	cat := DefaultCatalogue()
+	for _, g := range cat.GPUs {
+		m, _ := cat.Model("Llama-3.1-8B")
+		d := Deployment{GPU: g, Model: m, TP: 1, Quant: BF16, KVDtypeBytes: 2, GPUMemoryUtilization: 0.9}
+		for _, eager := range []bool{false, true} {
+			_, priors, err := KernelPrior(d, cat, eager)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, pr := range priors {
+				if strings.Contains(pr.Source, "%!") || strings.Contains(pr.Source, "%%") {
+					t.Errorf("%s %s: source %q", g.Name, pr.Name, pr.Source)
+				}
+			}
+		}
+	}
+}

@@ -67,7 +67,7 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 	attnSD, kvSD, seqSD, attnFloor := 0.35, 0.25, 0.7, 0.0
 	attnWhy := fmt.Sprintf("4·layers·heads·head_dim FLOPs per causal pair at %.0f %% of BF16 peak (FlashAttention-2 on A100: 50–73 %%)", 100*PriorAttnEfficiency)
 	kvWhy := fmt.Sprintf("KV bytes per token at %.0f %% of HBM bandwidth", 100*PriorKVEfficiency)
-	lmWhy := fmt.Sprintf("lm_head read %%.2f ms at %.0f %% of HBM", 100*PriorHBMEfficiency)
+	lmWhy := fmt.Sprintf("lm_head read %.2f ms at %.0f %% of HBM", lmHead/1e6, 100*PriorHBMEfficiency)
 	seqWhy := "lm_head row FLOPs at half of peak, sampling over fp32 logits, 5 µs bookkeeping"
 	if r := measuredRates(d.GPU); r != nil {
 		// This GPU's own attention, lm_head and sampler kernels were
@@ -80,7 +80,7 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 		attnSD, kvSD, seqSD = 0.15, 0.15, 0.3
 		attnWhy = fmt.Sprintf("4·layers·heads·head_dim FLOPs per causal pair at the %.0f TFLOP/s measured on this GPU (%s)", r.AttentionFLOPSPerS/1e12, r.Source)
 		kvWhy = fmt.Sprintf("KV bytes per token at the %.0f GB/s decode attention measured on this GPU", r.KVReadBytesPerS/1e9)
-		lmWhy = fmt.Sprintf("lm_head read %%.2f ms at the %.0f GB/s measured on this GPU, + %.2f ms decode-attention floor (%.1f µs per layer, measured)", r.LMHeadBytesPerS/1e9, attnFloor/1e6, r.DecodeAttnFloorNs/1e3)
+		lmWhy = fmt.Sprintf("lm_head read %.2f ms at the %.0f GB/s measured on this GPU + %.2f ms decode-attention floor (%.1f µs per layer, measured)", lmHead/1e6, r.LMHeadBytesPerS/1e9, attnFloor/1e6, r.DecodeAttnFloorNs/1e3)
 		seqWhy = fmt.Sprintf("lm_head and sampler time per sequence measured on this GPU (%.2f µs, scaled by vocab·hidden)", r.PerSeqNs/1e3)
 	}
 	launch := 0.0
@@ -126,8 +126,8 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 	baseSD := math.Sqrt(math.Pow(read*scaleSD, 2)+math.Pow((lmHead+attnFloor+idle)*0.5, 2)) / base
 	priors := []Prior{
 		{"linear_scale", 1, scaleSD, scaleWhy},
-		{"step_base_ns", base, baseSD, fmt.Sprintf("measured one-token weight read %.2f ms (±%.0f %%) + "+lmWhy+" + %.1f ms scheduler and launch gaps (%s, ±50 %%)",
-			read/1e6, 100*scaleSD, lmHead/1e6, idle/1e6, mode)},
+		{"step_base_ns", base, baseSD, fmt.Sprintf("measured one-token weight read %.2f ms (±%.0f %%) + %s + %.1f ms scheduler and launch gaps (%s, ±50 %%)",
+			read/1e6, 100*scaleSD, lmWhy, idle/1e6, mode)},
 		{"host_overhead_ns", idle, 0.7, "the GPU-idle part of the step base: scheduler and launch gaps"},
 		{"prefill_ns_per_token", 500, 1.0, "per-token work outside the layer curve: KV-cache writes, embedding lookup, q/k norms"},
 		{"prefill_attn_ns_per_pair", attn, attnSD, attnWhy},
