@@ -122,6 +122,8 @@ func (c *cluster) Handle(e Event) {
 		if !w.busy {
 			c.startStep(w)
 		}
+	case KindTimeout:
+		c.timeout(e.Arg)
 	}
 	if c.drainDue {
 		c.drainDue = false
@@ -237,6 +239,10 @@ func (c *cluster) result() (*Result, error) {
 		res.Workers[i] = w.stats
 		if err := w.kv.Check(); err != nil {
 			return nil, fmt.Errorf("sim: worker %d after the run: %w", i, err)
+		}
+		if u := w.kv.Used(); u != 0 || w.hasWork() {
+			return nil, fmt.Errorf("sim: worker %d after the run: %d KV blocks still referenced, %d running, %d waiting (a request ended without releasing them)",
+				i, u, len(w.running), w.numWaiting())
 		}
 		if w.kv.Used() != 0 {
 			return nil, fmt.Errorf("sim: worker %d holds %d KV blocks after every request ended", i, w.kv.Used())

@@ -87,6 +87,9 @@ func (c *Config) Validate() error {
 	if c.Router.Retries < 0 || c.Router.Retries > 100 {
 		bad("--retry %d must be in [0, 100]", c.Router.Retries)
 	}
+	if c.Router.Timeout < 0 {
+		bad("--request-timeout must be ≥ 0 (0 = none)")
+	}
 	if c.Router.Retries > 0 && c.Router.RetryBackoff <= 0 {
 		bad("--retry-backoff must be > 0 when --retry is set")
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/routesim/routesim/policy"
 )
@@ -11,7 +12,15 @@ import (
 // is refused at once (HTTP 400, never retried); others reach the router
 // after the frontend delay.
 func (c *cluster) submit(i int32) {
-	j := c.reqs.at(i).job
+	r := c.reqs.at(i)
+	if r.status != StatusPending {
+		return // its client gave up while waiting to re-send
+	}
+	j := r.job
+	if t := c.cfg.Router.Timeout; t > 0 {
+		r.deadline = c.eng.Now() + t
+		c.eng.Schedule(r.deadline, KindTimeout, i)
+	}
 	if total := j.InputTokens + j.OutputTokens; total > c.cfg.Worker.MaxModelLen {
 		c.end(i, StatusRejectedTooLong, fmt.Sprintf(
 			"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion).",
@@ -41,6 +50,9 @@ func (c *cluster) decide(i int32, parked bool) policy.Decision {
 // frontend: dispatch it, park it, or reject it.
 func (c *cluster) route(i int32) {
 	r := c.reqs.at(i)
+	if r.status != StatusPending {
+		return // its client gave up during the frontend delay
+	}
 	if r.routed < 0 {
 		r.routed = c.eng.Now()
 	}
@@ -91,6 +103,33 @@ func (c *cluster) reject(i int32, s Status, reason string) {
 		return
 	}
 	c.end(i, s, reason)
+}
+
+// timeout ends request i whose client has waited its --request-timeout
+// for the current send: the router forgets it, and its worker aborts it
+// and frees its blocks. A stale timer (the request ended, or was re-sent
+// since) does nothing.
+func (c *cluster) timeout(i int32) {
+	r := c.reqs.at(i)
+	if r.status != StatusPending || r.deadline != c.eng.Now() {
+		return
+	}
+	if r.worker >= 0 {
+		w := c.workers[r.worker]
+		if r.firstToken < 0 {
+			c.rt.firstToken(w.id, r.booked)
+		}
+		c.rt.finish(w.id, r.job.prompt())
+		w.abort(i)
+		if !w.busy && !w.kicked && w.hasWork() {
+			w.kicked = true
+			c.eng.Schedule(c.eng.Now(), KindKick, int32(w.id))
+		}
+		c.drainDue = true
+	} else if c.rt.remove(i, r.job.InputTokens) {
+		c.drainDue = true
+	}
+	c.end(i, StatusFailedTimeout, fmt.Sprintf("client timed out after %s without the full response", time.Duration(c.cfg.Router.Timeout)))
 }
 
 func (c *cluster) dispatch(i int32, w int) {

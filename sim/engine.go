@@ -31,6 +31,7 @@ const (
 	KindRoute                // frontend done, the router decides; Arg = request
 	KindStepEnd              // a worker's step finishes; Arg = worker
 	KindKick                 // an idle worker looks for work; Arg = worker
+	KindTimeout              // a client's wait for a request runs out; Arg = request
 )
 
 // Event is one scheduled occurrence. Events at the same time fire by Kind,

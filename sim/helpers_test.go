@@ -124,6 +124,10 @@ func checkRecords(t *testing.T, res *Result) {
 			}
 		case StatusPending:
 			t.Errorf("request %d never ended", r.ID)
+		case StatusFailedTimeout:
+			if r.Reason == "" || r.End < r.Arrival || (r.FirstToken >= 0 && r.FirstToken > r.End) {
+				t.Errorf("request %d: timed out without a reason, or times out of order: %+v", r.ID, r)
+			}
 		default:
 			if r.Reason == "" || r.FirstToken >= 0 {
 				t.Errorf("request %d: rejected without a reason, or after a token: %+v", r.ID, r)

@@ -10,9 +10,14 @@ const (
 	StatusRejectedTooLong                    // ISL+OSL over --max-model-len (HTTP 400)
 	StatusRejectedBusy                       // router: all workers busy (HTTP 503)
 	StatusRejectedBackpressure               // router queue over its bound (HTTP 503)
+	StatusFailedTimeout                      // the client gave up (--request-timeout); the engine aborted it
 )
 
-var statusNames = [...]string{"pending", "ok", "rejected-too-long", "rejected-busy", "rejected-backpressure"}
+// EndStatuses lists every way a request can end other than completing, in
+// the order outputs show them (one column each).
+var EndStatuses = []Status{StatusRejectedTooLong, StatusRejectedBusy, StatusRejectedBackpressure, StatusFailedTimeout}
+
+var statusNames = [...]string{"pending", "ok", "rejected-too-long", "rejected-busy", "rejected-backpressure", "failed-timeout"}
 
 func (s Status) String() string {
 	if int(s) < len(statusNames) {
@@ -21,7 +26,12 @@ func (s Status) String() string {
 	return "unknown"
 }
 
-// HTTPCode is the status code a client would see.
+// Failed says the request was admitted but did not complete (as opposed
+// to refused up front).
+func (s Status) Failed() bool { return s == StatusFailedTimeout }
+
+// HTTPCode is the status code a client would see; 0 when it saw none (it
+// gave up waiting).
 func (s Status) HTTPCode() int {
 	switch s {
 	case StatusOK:

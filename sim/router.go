@@ -40,6 +40,10 @@ type RouterConfig struct {
 	// as AIPerf); RetryBackoff is the first wait, doubled each time.
 	Retries      int
 	RetryBackoff Time
+	// Timeout is how long a client waits for a request's last token after
+	// sending it before it gives up and disconnects; the engine then aborts
+	// the request and frees its KV blocks (0 = clients wait forever).
+	Timeout Time
 }
 
 type kvEvent struct {
@@ -213,6 +217,22 @@ func (r *router) park(i int32, isl int) {
 }
 
 func (r *router) queueLen() int { return len(r.queue) - r.qHead }
+
+// remove takes request i out of the router queue, wherever it waits (its
+// client gave up); it reports whether i was parked.
+func (r *router) remove(i int32, isl int) bool {
+	for k := r.qHead; k < len(r.queue); k++ {
+		if r.queue[k] == i {
+			r.queue = append(r.queue[:k], r.queue[k+1:]...)
+			r.queuedISL -= isl
+			if r.qHead == len(r.queue) {
+				r.queue, r.qHead = r.queue[:0], 0
+			}
+			return true
+		}
+	}
+	return false
+}
 
 func (r *router) unpark(isl int) {
 	r.qHead++

@@ -13,7 +13,7 @@ import (
 type Summary struct {
 	Offered      int            `json:"offered"`
 	Completed    int            `json:"completed"`
-	Rejected     map[string]int `json:"rejected"` // by status, e.g. "rejected-busy"
+	Rejected     map[string]int `json:"rejected"` // not completed, by status: "rejected-busy", "failed-timeout", …
 	Completeness float64        `json:"completeness"`
 	TTFTMs       Dist           `json:"ttft_ms"`
 	TTSTMs       Dist           `json:"ttst_ms"` // time to second token

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/routesim/routesim/model"
+import (
+	"slices"
+
+	"github.com/routesim/routesim/model"
+)
 
 // WorkerConfig is one engine's scheduler and memory configuration, with
 // vLLM's flag names. All fields are required (Config fills defaults).
@@ -35,6 +39,7 @@ type reqState struct {
 	cached      int // prompt tokens served from the prefix cache at first admission
 	preemptions int
 	admitted    bool
+	deadline    Time // when the client gives up on the current send (0 = never)
 }
 
 // numTokens is the sequence length known so far: the prompt plus sampled
@@ -102,6 +107,32 @@ func (w *worker) prependWaiting(r int32) {
 	w.waiting = append(w.waiting, 0)
 	copy(w.waiting[1:], w.waiting)
 	w.waiting[0] = r
+}
+
+// abort removes request ri, whose client gave up, from w and frees its
+// blocks. A request in the step under way leaves when that step ends
+// (finishStep drops it), as vLLM applies aborts between steps.
+func (w *worker) abort(ri int32) {
+	if w.busy {
+		for _, e := range w.sched {
+			if e.req == ri {
+				return
+			}
+		}
+	}
+	r := w.reqs.at(ri)
+	w.kv.Release(r.table)
+	r.table = nil
+	if i := slices.Index(w.running, ri); i >= 0 {
+		w.running = slices.Delete(w.running, i, i+1)
+		return
+	}
+	if i := slices.Index(w.waiting[w.wHead:], ri); i >= 0 {
+		w.waiting = slices.Delete(w.waiting, w.wHead+i, w.wHead+i+1)
+		if w.wHead == len(w.waiting) {
+			w.waiting, w.wHead = w.waiting[:0], 0
+		}
+	}
 }
 
 func (w *worker) blocksFor(tokens int) int { return (tokens + w.cfg.BlockSize - 1) / w.cfg.BlockSize }
@@ -229,6 +260,13 @@ func (w *worker) finishStep(sampled func(ri int32)) {
 			w.kv.Commit(r.table[k], r.job.Blocks[k])
 		}
 		r.committed = max(r.committed, full)
+		if r.status != StatusPending {
+			// Its client gave up during the step: drop it now.
+			w.kv.Release(r.table)
+			r.table = nil
+			finished = true
+			continue
+		}
 		if r.computed < r.numTokens() {
 			continue // a prefill chunk that did not reach the end
 		}
@@ -243,7 +281,7 @@ func (w *worker) finishStep(sampled func(ri int32)) {
 	if finished {
 		keep := w.running[:0]
 		for _, ri := range w.running {
-			if r := w.reqs.at(ri); r.generated < r.job.OutputTokens {
+			if r := w.reqs.at(ri); r.status == StatusPending {
 				keep = append(keep, ri)
 			}
 		}

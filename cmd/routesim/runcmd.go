@@ -235,7 +235,11 @@ func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summ
 }
 
 func rejectedKeys() []string {
-	return []string{sim.StatusRejectedTooLong.String(), sim.StatusRejectedBusy.String(), sim.StatusRejectedBackpressure.String()}
+	var out []string
+	for _, st := range sim.EndStatuses {
+		out = append(out, st.String())
+	}
+	return out
 }
 
 func ms(v float64) string {

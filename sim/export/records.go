@@ -79,7 +79,7 @@ func SummaryFields(s *sim.Summary) []Field {
 	i("offered", s.Offered)
 	i("completed", s.Completed)
 	f("completeness", "fraction", s.Completeness)
-	for _, st := range []sim.Status{sim.StatusRejectedTooLong, sim.StatusRejectedBusy, sim.StatusRejectedBackpressure} {
+	for _, st := range sim.EndStatuses {
 		i(st.String(), s.Rejected[st.String()])
 	}
 	for _, m := range []struct {

@@ -7,6 +7,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -73,6 +74,9 @@ type Spec struct {
 	MetricsLag   time.Duration `json:"metrics_lag"`
 	Retry        int           `json:"retry"`
 	RetryBackoff time.Duration `json:"retry_backoff"`
+	// RequestTimeoutS is how many seconds a client waits for a full
+	// response before it gives up (0 = forever).
+	RequestTimeoutS float64 `json:"request_timeout_s,omitempty"`
 }
 
 // Defaults is the CLI's default run: the embedded conversation trace on
@@ -132,8 +136,14 @@ func (s *Spec) Validate() error {
 	if s.RateScale == 0 {
 		errs = append(errs, errors.New("--rate-scale must be > 0"))
 	}
-	if s.WarmupS < 0 || s.WarmupS != s.WarmupS {
-		errs = append(errs, fmt.Errorf("--warmup %g must be ≥ 0", s.WarmupS))
+	// A week of simulated time bounds both: past that the nanosecond
+	// clock is still exact, and no benchmark runs longer.
+	const week = 7 * 24 * 3600
+	if !(s.WarmupS >= 0 && s.WarmupS <= week) {
+		errs = append(errs, fmt.Errorf("--warmup %g must be in [0, %d] seconds", s.WarmupS, week))
+	}
+	if !(s.RequestTimeoutS >= 0 && s.RequestTimeoutS <= week) {
+		errs = append(errs, fmt.Errorf("--request-timeout-seconds %g must be in [0, %d] (0 = clients wait forever)", s.RequestTimeoutS, week))
 	}
 	cat := model.DefaultCatalogue()
 	if _, err := cat.GPU(s.GPU); err != nil {
@@ -244,7 +254,7 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 		Router: sim.RouterConfig{
 			KVAware: entry.KVAware, EngineSignal: s.Policies.BusySignal == "engine",
 			KVEventLag: sim.Time(s.KVEventLag), MetricsLag: sim.Time(s.MetricsLag),
-			Retries: s.Retry, RetryBackoff: sim.Time(s.RetryBackoff),
+			Retries: s.Retry, RetryBackoff: sim.Time(s.RetryBackoff), Timeout: sim.Time(math.Round(s.RequestTimeoutS * 1e9)),
 		}}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

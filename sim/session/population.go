@@ -11,7 +11,7 @@ import (
 type Stats struct {
 	Started   int `json:"started"`
 	Completed int `json:"completed"` // every turn answered
-	Rejected  int `json:"rejected"`  // ended by a refused turn (too long, 503)
+	Rejected  int `json:"rejected"`  // ended by a turn not answered (refused: too long, 503; or timed out)
 	Cut       int `json:"cut"`       // turns left when the run's duration ended
 }
 
