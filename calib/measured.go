@@ -47,6 +47,9 @@ func ReadMeasured(r io.Reader, name string) (*MeasuredFile, error) {
 			return nil, errf(name, 0, "stats."+k, "%g must be a finite number > 0", v)
 		}
 	}
+	if v, ok := m.Stats["completeness"]; ok && v > 1 {
+		return nil, errf(name, 0, "stats.completeness", "%g is a share of requests: it must be in (0, 1]", v)
+	}
 	if m.GPU != nil {
 		for i, d := range m.GPU.Devices {
 			if !(d.UtilMean >= 0 && d.UtilMean <= 1) || !(d.PowerMeanW >= 0) || math.IsInf(d.PowerMeanW, 0) || !(d.PowerMaxW >= 0) || math.IsInf(d.PowerMaxW, 0) {

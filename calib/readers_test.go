@@ -201,6 +201,7 @@ func TestReadMeasuredErrors(t *testing.T) {
 		{"unknown stat", `{"source":"s","stats":{"ttft_ms_p42":1}}`, "stats.ttft_ms_p42"},
 		{"negative", `{"source":"s","stats":{"ttft_ms_avg":-1}}`, "stats.ttft_ms_avg"},
 		{"bad util", `{"source":"s","stats":{"ttft_ms_avg":1},"gpu":{"devices":[{"util_mean":2}]}}`, "gpu.devices[0]"},
+		{"completeness over 1", `{"source":"s","stats":{"completeness":1.5}}`, "stats.completeness"},
 		{"unknown field", `{"source":"s","stats":{"ttft_ms_avg":1},"extra":1}`, "unknown field"},
 	} {
 		_, err := ReadMeasured(strings.NewReader(tc.body), "m.json")

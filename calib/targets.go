@@ -20,13 +20,13 @@ var statWeights = map[string]float64{
 	"ttft_ms_avg": 4, "ttft_ms_p10": 0.5, "ttft_ms_p25": 0.5, "ttft_ms_p50": 4, "ttft_ms_p75": 0.5, "ttft_ms_p90": 1, "ttft_ms_p99": 0.25,
 	"itl_ms_avg": 4, "itl_ms_p10": 0.5, "itl_ms_p50": 1, "itl_ms_p90": 0.5,
 	"ttst_ms_p50": 0.25, "e2e_ms_avg": 0.5, "e2e_ms_p50": 0.5, "e2e_ms_p90": 0.25,
-	"requests_per_s": 4, "gpu_util_mean": 4,
+	"requests_per_s": 4, "gpu_util_mean": 4, "completeness": 4,
 }
 
 // statOrder lists statistics in report order.
 var statOrder = []string{"ttft_ms_avg", "ttft_ms_p10", "ttft_ms_p25", "ttft_ms_p50", "ttft_ms_p75", "ttft_ms_p90", "ttft_ms_p99",
 	"itl_ms_avg", "itl_ms_p10", "itl_ms_p50", "itl_ms_p90", "ttst_ms_p50", "e2e_ms_avg", "e2e_ms_p50", "e2e_ms_p90",
-	"requests_per_s", "gpu_util_mean"}
+	"requests_per_s", "gpu_util_mean", "completeness"}
 
 func addDist(s Stats, prefix string, d sim.Dist) {
 	if d.Count == 0 {
@@ -70,6 +70,13 @@ func measuredStats(o *Observed) Stats {
 		if last > first {
 			s["requests_per_s"] = float64(ok) / (float64(last-first) / 1e9)
 		}
+		// Completeness is compared only when some requests failed: a run
+		// that served everything pins nothing with it (every candidate
+		// that serves everything matches), and a constant residual would
+		// only dilute the others.
+		if ok > 0 && ok < len(o.Records) {
+			s["completeness"] = float64(ok) / float64(len(o.Records))
+		}
 	} else if o.Summary != nil {
 		for metric, prefix := range map[string]string{"time_to_first_token": "ttft_ms", "inter_token_latency": "itl_ms",
 			"time_to_second_token": "ttst_ms", "request_latency": "e2e_ms"} {
@@ -97,6 +104,7 @@ func simulatedStats(res *sim.Result, windowS float64) Stats {
 	addDist(s, "ttst_ms", sum.TTSTMs)
 	addDist(s, "e2e_ms", sum.E2EMs)
 	s["requests_per_s"] = sum.RequestsPerS
+	s["completeness"] = sum.Completeness
 	g := res.GPU
 	if windowS > 0 {
 		g = res.GPUWindow(sim.Time(windowS * 1e9))

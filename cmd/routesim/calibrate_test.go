@@ -128,6 +128,11 @@ func TestNewFlagsRefuseBadValues(t *testing.T) {
 		{[]string{"run", "--vllm-version", "x.y"}, "--vllm-version"},
 		{[]string{"run", "--kv-cache-tokens", "-3"}, "--kv-cache-tokens"},
 		{[]string{"run", "--num-gpu-blocks-override", "9999999999"}, "--num-gpu-blocks-override"},
+		{[]string{"run", "--request-timeout-seconds", "nan"}, "--request-timeout-seconds"},
+		{[]string{"run", "--request-timeout-seconds", "-5"}, "--request-timeout-seconds"},
+		{[]string{"run", "--request-timeout-seconds", "1e300"}, "--request-timeout-seconds"},
+		{[]string{"run", "--warmup", "inf"}, "--warmup"},
+		{[]string{"sweep", "--n", "2", "--request-timeout-seconds", "inf"}, "--request-timeout-seconds"},
 	} {
 		_, _, err := runCLI(tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || exitCode(err) != 2 {

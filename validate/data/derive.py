@@ -89,3 +89,61 @@ for qps in ["0.1", "0.3", "0.5", "0.7", "0.9", "1.1"]:
     stats.update(dist("e2e_ms", e2e, [0.5, 0.9]))
     stats["requests_per_s"] = len(rows) / span
     write(os.path.join(d, "measured-%s.json" % qps), {"source": "llm-d/llm-d-benchmark @ 96aaf0b9e7e7 (Apache-2.0) data/k8s/lmbenchmark-llama-3-1-8B/vllm/LMBench_long_input_output_%s.csv: LMBench ttft and generation_time per request (%d requests); E2E = ttft + generation_time, ITL = generation_time/(generation_tokens - 1)" % (qps, len(rows)), "run": "qps-" + qps, "stats": stats})
+
+# --- inference-sim training runs: vLLM 0.15.1, Llama-2-7B TP1 on one H100
+# (no license upstream: derived statistics with their citation only).
+base = os.path.join(shared, "real-runs/h100-inferencesim-llama2-7b/default_args")
+d = os.path.join(here, "h100-llama2-7b-inferencesim")
+os.makedirs(d, exist_ok=True)
+exps = {"general": "20260217-231439-llama-2-7b-tp1-general", "codegen": "20260217-155451-llama-2-7b-tp1-codegen",
+        "roleplay": "20260217-162547-llama-2-7b-tp1-roleplay", "reasoning": "20260217-170634-llama-2-7b-tp1-reasoning"}
+runs = {}
+for prof, exp in exps.items():
+    spec = json.load(open(os.path.join(base, exp, "profile.yaml")))
+    sp = spec["data"]["shared_prefix"]
+    for k, stage in enumerate(spec["load"]["stages"]):
+        m = json.load(open(os.path.join(base, exp, "results", "stage_%d_lifecycle_metrics.json" % k)))
+        ok, L = m["successes"], m["successes"]["latency"]
+        n_ok, n_fail = ok["count"], m["failures"]["count"]
+        ms = lambda key, q: L[key][q] * 1000
+        stats = {"ttft_ms_avg": ms("time_to_first_token", "mean"), "ttft_ms_p50": ms("time_to_first_token", "median"),
+                 "ttft_ms_p90": ms("time_to_first_token", "p90"), "ttft_ms_p99": ms("time_to_first_token", "p99"),
+                 "e2e_ms_avg": ms("request_latency", "mean"), "e2e_ms_p50": ms("request_latency", "median"),
+                 "e2e_ms_p90": ms("request_latency", "p90"),
+                 "itl_ms_avg": (ms("request_latency", "mean") - ms("time_to_first_token", "mean")) / (sp["output_len"] - 1),
+                 "requests_per_s": ok["throughput"]["requests_per_sec"],
+                 "completeness": n_ok / (n_ok + n_fail)}
+        name = "%s-stage%d" % (prof, k)
+        write(os.path.join(d, name + ".json"), {
+            "source": "inference-sim/training @ ed5c1d26900e6909758d5e1641a18edaf56a1caf default_args/%s/results/stage_%d_lifecycle_metrics.json (no license upstream: derived figures only): inference-perf successes' TTFT and E2E mean/median/p90/p99, requests_per_sec; ITL = (E2E mean - TTFT mean)/(nominal output %d - 1); completeness = successes/(successes + failures) = %d/%d" % (exp, k, sp["output_len"], n_ok, n_ok + n_fail),
+            "run": name, "stats": stats})
+        runs[name] = {"rate": stage["rate"], "duration": stage["duration"], "prompt": ok["prompt_len"]["mean"],
+                      "prefix": sp["system_prompt_len"], "groups": sp["num_unique_system_prompts"], "osl": sp["output_len"]}
+
+
+def setup(r, requests):
+    out = {"workload": "synthetic",
+           "synthetic": {"requests": requests, "rate": float(r["rate"]), "arrival": "poisson",
+                         "isl_mean": round(r["prompt"] - r["prefix"], 1), "isl_cv": 0.0001,
+                         "osl_mean": float(r["osl"]), "osl_cv": 0.0001,
+                         "prefix_groups": r["groups"], "prefix_tokens": r["prefix"]},
+           "n": 1, "policy": "round-robin", "gpu": "H100-SXM5-80GB", "model": "Llama-2-7B", "tp": 1,
+           "block_size": 16, "max_model_len": 4096, "max_num_seqs": 128, "max_num_batched_tokens": 2048,
+           "gpu_memory_utilization": 0.9, "vllm_version": "0.15.1"}
+    return out
+
+fit = ["general-stage0", "general-stage1", "codegen-stage0", "codegen-stage1", "roleplay-stage0"]
+write(os.path.join(d, "fit.json"), {
+    "name": "H100 Llama-2-7B TP1 vLLM 0.15.1 (inference-sim training runs): general, codegen and roleplay stages",
+    "base_profile": "kernel-prior",
+    "runs": [{"name": n, "arm": n, "setup": setup(runs[n], 1000), "measured": n + ".json"} for n in fit]})
+# The overloaded run as it was sent: every arrival of the 1,200 s stage,
+# and inference-perf's client giving up after 300 s (every failure's
+# latency lies in [300.0, 301.0] s).
+r = runs["reasoning-stage0"]
+pred = setup(r, int(r["rate"] * r["duration"]))
+pred["request_timeout_s"] = 300
+write(os.path.join(d, "predict.json"), {
+    "name": "H100 Llama-2-7B TP1 vLLM 0.15.1: the overloaded reasoning stage (4 req/s of 1,082-token prompts and 1,448-token answers, 300 s client time-out)",
+    "base_profile": "kernel-prior",
+    "runs": [{"name": "reasoning-stage0", "arm": "reasoning-stage0", "setup": pred, "measured": "reasoning-stage0.json"}]})
