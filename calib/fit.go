@@ -1,6 +1,7 @@
 package calib
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -85,13 +86,11 @@ type arm struct {
 }
 
 // run simulates the arm's workload (a fresh population for sessions)
-// with cfg, whose profile and seed the caller chose.
+// with cfg, whose profile and seed the caller chose, through the one run
+// path (so the spec's warm-up applies as in run and sweep).
 func (a *arm) run(cfg sim.Config, pol policy.Policy) (*sim.Result, error) {
-	wl, pop := a.built.ForSeed(cfg.Seed, 0)
-	if pop != nil {
-		cfg.FollowUp = pop
-	}
-	return sim.Run(cfg, wl, pol)
+	res, _, err := a.built.Exec(cfg, 0, pol)
+	return res, err
 }
 
 // Result is a fitted profile and how well it fits.
@@ -224,6 +223,9 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 		}
 	}
 	prof.FitError = fmt.Sprintf("max |error| %.1f%%, mean |error| %.1f%% over %d statistics", rep.MaxAbsErrPct(), rep.MeanAbsErrPct(), len(rep.Rows))
+	if f.simErr != nil {
+		return nil, fmt.Errorf("calib: a simulation failed during the fit: %w", f.simErr)
+	}
 	if err := prof.Validate(); err != nil {
 		return nil, fmt.Errorf("calib: fitted profile invalid: %w", err)
 	}
@@ -281,6 +283,9 @@ func loadArms(spec *Spec, p *model.Profile) ([]*arm, error) {
 // averaged over seeds) and reports every statistic against the
 // measurements, without fitting anything.
 func Evaluate(spec *Spec, p *model.Profile, seeds int) (*Report, error) {
+	if p == nil {
+		return nil, errors.New("calib: Evaluate needs a profile")
+	}
 	arms, err := loadArms(spec, p)
 	if err != nil {
 		return nil, err

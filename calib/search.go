@@ -50,6 +50,17 @@ type fitter struct {
 	// their statistics are averaged (0 = noise-free, one run).
 	sigma float64
 	seeds int
+	// simErr is the first simulation that failed: a fit that met one
+	// reports it instead of treating the candidate as merely bad.
+	simErr error
+}
+
+// failed notes a failed simulation and returns its error.
+func (f *fitter) failed(err error) error {
+	if f.simErr == nil {
+		f.simErr = err
+	}
+	return err
 }
 
 // encode maps a profile to search space: v = floor·(1+eˣ) where a physical
@@ -228,7 +239,7 @@ func (f *fitter) residuals(p *model.Profile, records bool) ([]float64, error) {
 		for s := 1; s <= f.seeds; s++ {
 			stats, _, err := f.simulate(&q, uint64(s))
 			if err != nil {
-				return nil, err
+				return nil, f.failed(err)
 			}
 			for i := range f.arms {
 				per[i] = append(per[i], stats[i])
@@ -242,7 +253,7 @@ func (f *fitter) residuals(p *model.Profile, records bool) ([]float64, error) {
 	}
 	stats, results, err := f.simulate(p, 0)
 	if err != nil {
-		return nil, err
+		return nil, f.failed(err)
 	}
 	for i, a := range f.arms {
 		out = append(out, statResiduals(a.measured, stats[i])...)

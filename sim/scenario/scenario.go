@@ -321,7 +321,16 @@ func (b *Built) Run(seed uint64, pol policy.Policy) (*sim.Result, ClosedLoop, er
 func (b *Built) RunWith(seed uint64, concurrency int, pol policy.Policy) (*sim.Result, ClosedLoop, error) {
 	cfg := b.Config
 	cfg.Seed = seed
-	wl, pop := b.ForSeed(seed, concurrency)
+	return b.Exec(cfg, concurrency, pol)
+}
+
+// Exec is the one way a built scenario runs: cfg is b.Config, possibly
+// with another cluster size, seed or profile (a sweep point, a
+// calibration candidate); the workload is b's for cfg.Seed (fresh
+// closed-loop clients, concurrency > 0 overriding a session workload's
+// users); the spec's warm-up is cut from the result.
+func (b *Built) Exec(cfg sim.Config, concurrency int, pol policy.Policy) (*sim.Result, ClosedLoop, error) {
+	wl, pop := b.ForSeed(cfg.Seed, concurrency)
 	if pop != nil {
 		cfg.FollowUp = pop
 	}

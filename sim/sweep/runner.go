@@ -207,15 +207,10 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	if err != nil {
 		return err
 	}
-	wl, pop := b.ForSeed(p.Seed, p.Concurrency)
-	if pop != nil {
-		cfg.FollowUp = pop
-	}
-	res, err := sim.Run(cfg, wl, pol)
+	res, _, err := b.Exec(cfg, p.Concurrency, pol)
 	if err != nil {
 		return fmt.Errorf("point %s: %w", p.Key(), err)
 	}
-	res = res.After(sim.Time(r.Base.WarmupS * 1e9))
 	out := Result{Point: p, Summary: sim.Summarize(res, b.Profile)}
 	for i := range res.Records {
 		rec := &res.Records[i]
