@@ -1,15 +1,7 @@
 package calib
 
-import (
-	"fmt"
-
-	"github.com/routesim/routesim/sim/workload"
-)
-
-// Error is a positioned input error, "file:line: field: problem" — the
-// same type the trace reader returns.
-type Error = workload.Error
+import "github.com/routesim/routesim/internal/inputerr"
 
 func errf(file string, line int, field, format string, a ...any) error {
-	return &Error{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, a...)}
+	return inputerr.Errorf(file, line, field, format, a...)
 }

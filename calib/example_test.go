@@ -8,9 +8,9 @@ import (
 
 	"github.com/routesim/routesim/calib"
 	"github.com/routesim/routesim/model"
+	"github.com/routesim/routesim/report"
+	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
-	"github.com/routesim/routesim/sim/export"
-	"github.com/routesim/routesim/sim/scenario"
 )
 
 // Fitting a profile from a directory of AIPerf exports: describe each
@@ -34,7 +34,7 @@ func ExampleFit() {
 	pol, _ := setup.NewPolicy()
 	res, _ := sim.Run(b.Config, b.Work, pol)
 	f, _ := os.Create(filepath.Join(dir, "profile_export.jsonl"))
-	export.WriteAIPerfRecords(f, res.Records)
+	report.WriteAIPerfRecords(f, res.Records)
 	f.Close()
 
 	// The spec names the run's setup and files; the fit starts from the

@@ -9,8 +9,8 @@ import (
 
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
+	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
-	"github.com/routesim/routesim/sim/scenario"
 )
 
 // Options tune a fit. The zero value is sensible.

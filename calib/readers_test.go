@@ -2,6 +2,7 @@ package calib
 
 import (
 	"errors"
+	"github.com/routesim/routesim/internal/inputerr"
 	"math"
 	"os"
 	"path/filepath"
@@ -59,9 +60,9 @@ func TestReadersRejectBadInput(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want %q", err, tc.want)
 			}
-			var pe *Error
+			var pe *inputerr.Error
 			if !errors.As(err, &pe) {
-				t.Errorf("%T is not a positioned *calib.Error", err)
+				t.Errorf("%T is not a positioned *inputerr.Error", err)
 			}
 		})
 	}
@@ -137,7 +138,7 @@ func FuzzAIPerfReader(f *testing.F) {
 						t.Fatalf("accepted an invalid record %+v", r)
 					}
 				}
-			} else if _, ok := err.(*Error); !ok {
+			} else if _, ok := err.(*inputerr.Error); !ok {
 				t.Fatalf("unpositioned error %T: %v", err, err)
 			}
 			return
@@ -147,7 +148,7 @@ func FuzzAIPerfReader(f *testing.F) {
 			if v, _ := s.Stat("request_throughput", "avg"); v <= 0 {
 				t.Fatal("accepted a summary with no throughput")
 			}
-		} else if _, ok := err.(*Error); !ok {
+		} else if _, ok := err.(*inputerr.Error); !ok {
 			t.Fatalf("unpositioned error %T: %v", err, err)
 		}
 	})
@@ -159,7 +160,7 @@ func FuzzNvidiaSmiCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := ReadNvidiaSmiCSV(strings.NewReader(string(data)), "f")
 		if err != nil {
-			if _, ok := err.(*Error); !ok {
+			if _, ok := err.(*inputerr.Error); !ok {
 				t.Fatalf("unpositioned error %T: %v", err, err)
 			}
 			return
@@ -179,7 +180,7 @@ func FuzzReadMeasured(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ReadMeasured(strings.NewReader(string(data)), "f")
 		if err != nil {
-			if _, ok := err.(*Error); !ok {
+			if _, ok := err.(*inputerr.Error); !ok {
 				t.Fatalf("unpositioned error %T: %v", err, err)
 			}
 			return

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/routesim/routesim/model"
+	"github.com/routesim/routesim/report"
+	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
-	"github.com/routesim/routesim/sim/export"
-	"github.com/routesim/routesim/sim/scenario"
 )
 
 // truthProfile is a plausible A100-40GB + Qwen3-8B profile the recovery
@@ -107,12 +107,12 @@ func writeRuns(t *testing.T, dir string, records bool, truth *model.Profile, bas
 			return arm + "-" + name
 		}
 		if records {
-			run.AIPerfRecords = write("profile_export.jsonl", func(f *os.File) error { return export.WriteAIPerfRecords(f, res.Records) })
+			run.AIPerfRecords = write("profile_export.jsonl", func(f *os.File) error { return report.WriteAIPerfRecords(f, res.Records) })
 		} else {
-			run.AIPerfSummary = write("profile_export_aiperf.json", func(f *os.File) error { return export.WriteAIPerf(f, res.Records, &sum, "test") })
+			run.AIPerfSummary = write("profile_export_aiperf.json", func(f *os.File) error { return report.WriteAIPerf(f, res.Records, &sum, "test") })
 		}
 		run.NvidiaSmi = write("nvml.csv", func(f *os.File) error {
-			return export.WriteNvidiaSmiCSV(f, res.GPU, 1, truth.PowerW, b.Deploy.NVMLMemoryUsedBytes())
+			return report.WriteNvidiaSmiCSV(f, res.GPU, 1, truth.PowerW, b.Deploy.NVMLMemoryUsedBytes())
 		})
 		spec.Runs = append(spec.Runs, run)
 	}

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/routesim/routesim/model"
-	"github.com/routesim/routesim/sim/scenario"
-	"github.com/routesim/routesim/sim/workload"
+	"github.com/routesim/routesim/scenario"
+	"github.com/routesim/routesim/workload"
 )
 
 // Run is one measured run: how to re-simulate it and where its files are.

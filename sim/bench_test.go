@@ -1,10 +1,11 @@
-package sim
+package sim_test
 
 import (
+	. "github.com/routesim/routesim/sim"
 	"testing"
 
 	"github.com/routesim/routesim/policy"
-	"github.com/routesim/routesim/sim/workload"
+	"github.com/routesim/routesim/workload"
 )
 
 // benchSetup is the first 1,000 requests of the embedded conversation
@@ -17,7 +18,7 @@ func benchSetup(b *testing.B) (Config, *Workload) {
 	if tr, err = tr.Apply(workload.Filter{First: 1000}); err != nil {
 		b.Fatal(err)
 	}
-	wl, err := Prepare(tr, 64)
+	wl, err := workload.Prepare(tr, 64)
 	if err != nil {
 		b.Fatal(err)
 	}

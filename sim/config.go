@@ -69,7 +69,7 @@ func (c *Config) Validate() error {
 	if w.MaxNumBatchedTokens < 1 {
 		bad("--max-num-batched-tokens %d must be ≥ 1", w.MaxNumBatchedTokens)
 	}
-	if err := checkBlockSize(w.BlockSize); err != nil {
+	if err := CheckBlockSize(w.BlockSize); err != nil {
 		errs = append(errs, err)
 	}
 	if w.KVBlocks < 1 {
@@ -130,7 +130,7 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	if f.BlockSize == 0 {
 		f.BlockSize = 64
 	}
-	if err := checkBlockSize(f.BlockSize); err != nil {
+	if err := CheckBlockSize(f.BlockSize); err != nil {
 		errs = append(errs, err)
 	}
 	large := dep.GPU.MemoryBytes >= 70*model.GiB && !strings.Contains(strings.ToLower(dep.GPU.Name), "a100")

@@ -1,11 +1,12 @@
-package sim
+package sim_test
 
 import (
+	. "github.com/routesim/routesim/sim"
 	"testing"
 
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
-	"github.com/routesim/routesim/sim/workload"
+	"github.com/routesim/routesim/workload"
 )
 
 // testProfile: 1 ms per step, 1 µs per prefill token, 10 µs per decode.
@@ -93,7 +94,7 @@ func simulateWith(t *testing.T, cfg Config, tr *workload.Trace, pol policy.Polic
 	log := &stepLog{t: t, cfg: cfg}
 	cfg.Observer = log
 	cfg.CheckInvariants = true
-	wl, err := Prepare(tr, cfg.Worker.BlockSize)
+	wl, err := workload.Prepare(tr, cfg.Worker.BlockSize)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,6 @@
 package sim
 
-import (
-	"fmt"
-
-	"github.com/routesim/routesim/sim/workload"
-)
+import "fmt"
 
 // Job is one request prepared for a run at a given KV block size.
 type Job struct {
@@ -38,61 +34,16 @@ type Workload struct {
 	Jobs      []Job
 }
 
-// Prepare expands a trace's 512-token Mooncake blocks into blocks of
-// blockSize tokens. The identity of sub-block j of Mooncake block k is
-// (chained hash of ids 0..k, j), so two prompts share a worker block exactly
-// when they share the Mooncake prefix up to it. Only full blocks get a hash.
-// prefixSalt separates generated shared-prefix hashes from trace ones.
-const prefixSalt = 0x5eed_0f_9ef1
+// TraceBlockTokens is the token count of one block of a Mooncake trace's
+// hash_ids; a worker's KV block size must divide it, so trace blocks split
+// into whole worker blocks (workload.MooncakeBlockTokens is the same).
+const TraceBlockTokens = 512
 
-func Prepare(t *workload.Trace, blockSize int) (*Workload, error) {
-	if err := checkBlockSize(blockSize); err != nil {
-		return nil, err
-	}
-	per := workload.MooncakeBlockTokens / blockSize
-	total := 0
-	for _, r := range t.Requests {
-		total += r.InputTokens / blockSize
-	}
-	backing := make([]uint64, 0, total)
-	wl := &Workload{Name: t.Name, BlockSize: blockSize, Jobs: make([]Job, len(t.Requests))}
-	for i, r := range t.Requests {
-		full := r.InputTokens / blockSize
-		start := len(backing)
-		var chain uint64
-		for k, id := range r.HashIDs {
-			chain = Mix(chain, uint64(id))
-			for j := 0; j < per && k*per+j < full; j++ {
-				backing = append(backing, Mix(chain, uint64(j)+1))
-			}
-		}
-		// A generated shared prefix: its whole worker blocks get the
-		// group's hashes, including those of a last, partial Mooncake block
-		// (the blocks after it keep their unique chain).
-		if shared := min(r.SharedPrefix, r.InputTokens) / blockSize; shared > 0 {
-			g := Mix(prefixSalt, uint64(r.PrefixGroup))
-			for b := 0; b < shared; b++ {
-				backing[start+b] = Mix(g, uint64(b)+1)
-			}
-		}
-		wl.Jobs[i] = Job{
-			ID:           i,
-			Line:         r.Line,
-			Arrival:      Time(r.ArrivalNs),
-			InputTokens:  r.InputTokens,
-			OutputTokens: r.OutputTokens,
-			Blocks:       backing[start:len(backing):len(backing)],
-			PromptBlocks: len(backing) - start,
-			Session:      r.Session,
-			Delay:        Time(r.DelayNs),
-		}
-	}
-	return wl, nil
-}
-
-func checkBlockSize(b int) error {
-	if b < 1 || b > workload.MooncakeBlockTokens || workload.MooncakeBlockTokens%b != 0 {
-		return fmt.Errorf("--block-size %d must divide %d (e.g. 16, 32, 64, 128)", b, workload.MooncakeBlockTokens)
+// CheckBlockSize refuses a KV block size that does not divide
+// TraceBlockTokens.
+func CheckBlockSize(b int) error {
+	if b < 1 || b > TraceBlockTokens || TraceBlockTokens%b != 0 {
+		return fmt.Errorf("--block-size %d must divide %d (e.g. 16, 32, 64, 128)", b, TraceBlockTokens)
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
-package sim
+package sim_test
 
-import "testing"
+import (
+	"github.com/routesim/routesim/workload"
+	"testing"
+)
 
 func TestPrepareExpandsMooncakeBlocks(t *testing.T) {
 	tr := mkTrace(
@@ -9,7 +12,7 @@ func TestPrepareExpandsMooncakeBlocks(t *testing.T) {
 		treq{isl: 600, osl: 1, ids: []int64{5, 9}},
 		treq{isl: 512, osl: 1, ids: []int64{6}},
 	)
-	wl, err := Prepare(tr, 64)
+	wl, err := workload.Prepare(tr, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +45,7 @@ func TestPrepareExpandsMooncakeBlocks(t *testing.T) {
 		seen[h] = true
 	}
 	for _, bad := range []int{0, 3, 48, 1024} {
-		if _, err := Prepare(tr, bad); err == nil {
+		if _, err := workload.Prepare(tr, bad); err == nil {
 			t.Errorf("block size %d accepted", bad)
 		}
 	}

@@ -1,10 +1,11 @@
-package sim
+package sim_test
 
 import (
+	. "github.com/routesim/routesim/sim"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/routesim/routesim/sim/workload"
+	"github.com/routesim/routesim/workload"
 )
 
 // TestSyntheticSharedPrefixBelowMooncakeBlock: a 100-token shared prefix
@@ -17,7 +18,7 @@ func TestSyntheticSharedPrefixBelowMooncakeBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := s.Generate(rand.New(rand.NewPCG(1, 2)))
-	wl, err := Prepare(tr, 16)
+	wl, err := workload.Prepare(tr, 16)
 	if err != nil {
 		t.Fatal(err)
 	}

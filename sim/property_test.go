@@ -1,6 +1,7 @@
-package sim
+package sim_test
 
 import (
+	. "github.com/routesim/routesim/sim"
 	"math/rand/v2"
 	"reflect"
 	"testing"

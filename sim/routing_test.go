@@ -1,6 +1,7 @@
-package sim
+package sim_test
 
 import (
+	. "github.com/routesim/routesim/sim"
 	"strings"
 	"testing"
 

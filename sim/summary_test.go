@@ -1,7 +1,8 @@
-package sim
+package sim_test
 
 import (
 	"encoding/json"
+	. "github.com/routesim/routesim/sim"
 	"math"
 	"strings"
 	"testing"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"math"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/routesim/routesim/calib"
-	"github.com/routesim/routesim/sim/export"
 )
 
 // calibrateCmd fits a profile to measured runs described by a spec file.
@@ -49,7 +49,7 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		d, err := export.NewDir(*derive)
+		d, err := atomicfile.NewDir(*derive)
 		if err != nil {
 			return err
 		}
@@ -88,7 +88,7 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		d, err := export.NewDir(*out)
+		d, err := atomicfile.NewDir(*out)
 		if err != nil {
 			return err
 		}

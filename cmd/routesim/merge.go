@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,9 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/routesim/routesim/sim/export"
-	"github.com/routesim/routesim/sim/plots"
-	"github.com/routesim/routesim/sim/sweep"
+	"github.com/routesim/routesim/plots"
+	"github.com/routesim/routesim/sweep"
 )
 
 func jsonString(v any) (string, error) {
@@ -29,7 +29,7 @@ func writeShardManifest(dir string, m *sweepManifest, s sweep.Shard) error {
 		files["shard.json"] = s
 	}
 	for name, v := range files {
-		if err := export.WriteFile(filepath.Join(dir, name), func(w io.Writer) error { return writeJSON(w, v) }); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, name), func(w io.Writer) error { return writeJSON(w, v) }); err != nil {
 			return err
 		}
 	}
@@ -77,7 +77,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if err := export.WriteFile(filepath.Join(sweep.PointsDir(out), e.Name()), func(w io.Writer) error {
+			if err := atomicfile.WriteFile(filepath.Join(sweep.PointsDir(out), e.Name()), func(w io.Writer) error {
 				_, err := w.Write(b)
 				return err
 			}); err != nil {

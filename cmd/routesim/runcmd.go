@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"math"
 	"strings"
@@ -11,9 +12,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/routesim/routesim/model"
+	"github.com/routesim/routesim/report"
+	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
-	"github.com/routesim/routesim/sim/export"
-	"github.com/routesim/routesim/sim/scenario"
 )
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
@@ -146,7 +147,7 @@ type traceInfo struct {
 }
 
 func writeRunOutputs(dir string, f *scenario.Spec, st *scenario.Built, res *sim.Result, sum *sim.Summary) error {
-	d, err := export.NewDir(dir)
+	d, err := atomicfile.NewDir(dir)
 	if err != nil {
 		return err
 	}
@@ -165,15 +166,15 @@ func writeRunOutputs(dir string, f *scenario.Spec, st *scenario.Built, res *sim.
 		name  string
 		write func(io.Writer) error
 	}{
-		{"requests.csv", func(w io.Writer) error { return export.WriteRequestsCSV(w, res.Records) }},
-		{"summary.csv", func(w io.Writer) error { return export.WriteSummaryCSV(w, sum) }},
+		{"requests.csv", func(w io.Writer) error { return report.WriteRequestsCSV(w, res.Records) }},
+		{"summary.csv", func(w io.Writer) error { return report.WriteSummaryCSV(w, sum) }},
 		{"summary.json", func(w io.Writer) error { return writeJSON(w, sum) }},
 		{"profile_export_aiperf.json", func(w io.Writer) error {
-			return export.WriteAIPerf(w, res.Records, sum, "routesim "+Version)
+			return report.WriteAIPerf(w, res.Records, sum, "routesim "+Version)
 		}},
-		{"profile_export.jsonl", func(w io.Writer) error { return export.WriteAIPerfRecords(w, res.Records) }},
+		{"profile_export.jsonl", func(w io.Writer) error { return report.WriteAIPerfRecords(w, res.Records) }},
 		{"nvml.csv", func(w io.Writer) error {
-			return export.WriteNvidiaSmiCSV(w, res.GPU, st.Deploy.TP, st.Profile.PowerW, st.Deploy.NVMLMemoryUsedBytes())
+			return report.WriteNvidiaSmiCSV(w, res.GPU, st.Deploy.TP, st.Profile.PowerW, st.Deploy.NVMLMemoryUsedBytes())
 		}},
 		{"manifest.json", func(w io.Writer) error { return writeJSON(w, m) }},
 	}

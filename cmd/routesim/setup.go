@@ -10,9 +10,9 @@ import (
 
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
-	"github.com/routesim/routesim/sim/scenario"
-	"github.com/routesim/routesim/sim/session"
-	"github.com/routesim/routesim/sim/workload"
+	"github.com/routesim/routesim/scenario"
+	"github.com/routesim/routesim/workload"
+	"github.com/routesim/routesim/workload/session"
 )
 
 // registerSim binds the flags every simulating command shares to s, which

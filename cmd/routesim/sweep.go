@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/routesim/routesim/plots"
 	"github.com/routesim/routesim/policy"
-	"github.com/routesim/routesim/sim/plots"
-	"github.com/routesim/routesim/sim/scenario"
-	"github.com/routesim/routesim/sim/sweep"
+	"github.com/routesim/routesim/scenario"
+	"github.com/routesim/routesim/sweep"
 )
 
 // sweepDefaults is the study's question: the arXiv-trace window matched to

@@ -4,16 +4,17 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 
-	"github.com/routesim/routesim/sim/export"
-	"github.com/routesim/routesim/sim/export/parquet"
-	"github.com/routesim/routesim/sim/plots"
-	"github.com/routesim/routesim/sim/scenario"
-	"github.com/routesim/routesim/sim/sweep"
+	"github.com/routesim/routesim/plots"
+	"github.com/routesim/routesim/report"
+	"github.com/routesim/routesim/report/parquet"
+	"github.com/routesim/routesim/scenario"
+	"github.com/routesim/routesim/sweep"
 )
 
 // sweepManifest is everything that determines a sweep's results; it
@@ -64,7 +65,7 @@ func writeSweepOutputs(dir string, m *sweepManifest, results []sweep.Result) ([]
 		cm, _ := sweep.MetricByName("completeness", 0)
 		comp = sweep.Crossovers(results, m.Grid, cm, m.Bootstrap, m.Grid.BaseSeed)
 	}
-	d, err := export.NewDir(dir)
+	d, err := atomicfile.NewDir(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,7 +111,7 @@ var pointColumns = []string{"n", "policy", "seed", "rate_scale"}
 func writeSummaryCSV(w io.Writer, results []sweep.Result) error {
 	cw := csv.NewWriter(w)
 	for i, r := range results {
-		fields := export.SummaryFields(&r.Summary)
+		fields := report.SummaryFields(&r.Summary)
 		if i == 0 {
 			head := append([]string{}, pointColumns...)
 			for _, f := range fields {
@@ -138,7 +139,7 @@ func summaryColumns(results []sweep.Result) []parquet.Column {
 		cols[1].Strings = append(cols[1].Strings, r.Point.Policy)
 		cols[2].Ints = append(cols[2].Ints, int64(r.Point.Seed))
 		cols[3].Floats = append(cols[3].Floats, r.Point.RateScale)
-		for fi, f := range export.SummaryFields(&r.Summary) {
+		for fi, f := range report.SummaryFields(&r.Summary) {
 			if ri == 0 {
 				kind := parquet.Float64
 				if f.Int {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"runtime"
 	"strings"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/routesim/routesim/sim/export"
 	"github.com/routesim/routesim/validate"
 )
 
@@ -70,7 +70,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		d, err := export.NewDir(*out)
+		d, err := atomicfile.NewDir(*out)
 		if err != nil {
 			return err
 		}

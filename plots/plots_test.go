@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/cmpimg"
 
 	"github.com/routesim/routesim/sim"
-	"github.com/routesim/routesim/sim/sweep"
+	"github.com/routesim/routesim/sweep"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden plots in testdata/golden/plots")
@@ -67,7 +67,7 @@ func TestGoldenPlots(t *testing.T) {
 		if err := Render(&buf, f.Plot, "png"); err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join("..", "..", "testdata", "golden", "plots", f.Name+"_golden.png")
+		path := filepath.Join("..", "testdata", "golden", "plots", f.Name+"_golden.png")
 		if *update {
 			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
@@ -76,10 +76,10 @@ func TestGoldenPlots(t *testing.T) {
 		}
 		want, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatalf("%v (run go test ./sim/plots -update)", err)
+			t.Fatalf("%v (run go test ./plots -update)", err)
 		}
 		if ok, err := cmpimg.Equal("png", buf.Bytes(), want); err != nil || !ok {
-			t.Errorf("%s differs from its golden image (%v); if intended, run go test ./sim/plots -update and look at the new one", f.Name, err)
+			t.Errorf("%s differs from its golden image (%v); if intended, run go test ./plots -update and look at the new one", f.Name, err)
 		}
 	}
 }

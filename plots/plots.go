@@ -6,6 +6,7 @@ package plots
 
 import (
 	"fmt"
+	"github.com/routesim/routesim/internal/atomicfile"
 	"image/color"
 	"io"
 	"math"
@@ -19,8 +20,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/routesim/routesim/sim/export"
-	"github.com/routesim/routesim/sim/sweep"
+	"github.com/routesim/routesim/sweep"
 )
 
 // Meta names what a sweep simulated, for titles.
@@ -45,7 +45,7 @@ func Save(dir string, figs []Figure) error {
 	}
 	for _, f := range figs {
 		for _, ext := range []string{"png", "svg"} {
-			if err := export.WriteFile(filepath.Join(dir, f.Name+"."+ext), func(w io.Writer) error {
+			if err := atomicfile.WriteFile(filepath.Join(dir, f.Name+"."+ext), func(w io.Writer) error {
 				return Render(w, f.Plot, ext)
 			}); err != nil {
 				return err

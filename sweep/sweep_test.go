@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
-	"github.com/routesim/routesim/sim/scenario"
 )
 
 func TestParseRange(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/routesim/routesim/internal/inputerr"
 	"io"
 	"math"
 )
@@ -49,25 +50,6 @@ type Trace struct {
 	Requests []Request
 }
 
-// Error is a positioned input error: "file:line: field: problem".
-type Error struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
-}
-
-func (e *Error) Error() string {
-	pos := e.File
-	if e.Line > 0 {
-		pos = fmt.Sprintf("%s:%d", e.File, e.Line)
-	}
-	if e.Field == "" {
-		return pos + ": " + e.Msg
-	}
-	return pos + ": " + e.Field + ": " + e.Msg
-}
-
 type mooncakeLine struct {
 	Session      json.RawMessage `json:"session_id"`
 	Delay        *float64        `json:"delay"`
@@ -98,8 +80,7 @@ func ReadMooncake(r io.Reader, name string) (*Trace, error) {
 			return nil, err
 		}
 		if len(t.Requests) > 0 && ts < prevTs {
-			return nil, &Error{name, line, "timestamp",
-				fmt.Sprintf("%g ms is earlier than the previous line's %g ms (timestamps must not decrease)", ts, prevTs)}
+			return nil, &inputerr.Error{File: name, Line: line, Field: "timestamp", Msg: fmt.Sprintf("%g ms is earlier than the previous line's %g ms (timestamps must not decrease)", ts, prevTs)}
 		}
 		prevTs = ts
 		if req.Session != "" {
@@ -115,12 +96,12 @@ func ReadMooncake(r io.Reader, name string) (*Trace, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &Error{name, line + 1, "", fmt.Sprintf("line longer than %d bytes", maxLineBytes)}
+			return nil, &inputerr.Error{File: name, Line: line + 1, Field: "", Msg: fmt.Sprintf("line longer than %d bytes", maxLineBytes)}
 		}
-		return nil, &Error{name, line, "", err.Error()}
+		return nil, &inputerr.Error{File: name, Line: line, Field: "", Msg: err.Error()}
 	}
 	if len(t.Requests) == 0 {
-		return nil, &Error{name, 0, "", "trace has no requests"}
+		return nil, &inputerr.Error{File: name, Line: 0, Field: "", Msg: "trace has no requests"}
 	}
 	return t, nil
 }
@@ -130,15 +111,15 @@ func parseMooncakeLine(b []byte, name string, line int) (Request, float64, error
 	if err := json.Unmarshal(b, &m); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field == "" {
-			return Request{}, 0, &Error{name, line, "", "a request must be a JSON object, not " + te.Value}
+			return Request{}, 0, &inputerr.Error{File: name, Line: line, Msg: "a request must be a JSON object, not " + te.Value}
 		}
 		if errors.As(err, &te) {
-			return Request{}, 0, &Error{name, line, te.Field, fmt.Sprintf("%s is not a valid %s", te.Value, te.Type)}
+			return Request{}, 0, &inputerr.Error{File: name, Line: line, Field: te.Field, Msg: fmt.Sprintf("%s is not a valid %s", te.Value, te.Type)}
 		}
-		return Request{}, 0, &Error{name, line, "", "malformed JSON: " + err.Error()}
+		return Request{}, 0, &inputerr.Error{File: name, Line: line, Field: "", Msg: "malformed JSON: " + err.Error()}
 	}
 	fail := func(field, format string, a ...any) (Request, float64, error) {
-		return Request{}, 0, &Error{name, line, field, fmt.Sprintf(format, a...)}
+		return Request{}, 0, &inputerr.Error{File: name, Line: line, Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
 	switch {
 	case m.Timestamp == nil:

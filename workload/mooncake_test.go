@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"github.com/routesim/routesim/internal/inputerr"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,9 +66,9 @@ func TestReadMooncakeErrorsArePositioned(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q, want it to contain %q", err, tc.want)
 			}
-			var pe *Error
+			var pe *inputerr.Error
 			if !errors.As(err, &pe) {
-				t.Errorf("error %T is not a *workload.Error", err)
+				t.Errorf("error %T is not a *inputerr.Error", err)
 			}
 		})
 	}

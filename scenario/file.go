@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/routesim/routesim/internal/inputerr"
 	"os"
-
-	"github.com/routesim/routesim/sim/workload"
 )
 
 // Load reads a scenario file: a JSON object with Spec's fields (unknown
@@ -25,7 +24,7 @@ func Load(path string, base Spec) (Spec, error) {
 		return base, positioned(path, b, dec, err)
 	}
 	if dec.More() {
-		return base, &workload.Error{File: path, Line: lineOf(b, dec.InputOffset()), Msg: "more than one JSON value"}
+		return base, &inputerr.Error{File: path, Line: lineOf(b, dec.InputOffset()), Msg: "more than one JSON value"}
 	}
 	if err := s.Validate(); err != nil {
 		return base, fmt.Errorf("%s: %w", path, err)
@@ -38,11 +37,11 @@ func positioned(path string, b []byte, dec *json.Decoder, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return &workload.Error{File: path, Line: lineOf(b, se.Offset), Msg: "malformed JSON: " + se.Error()}
+		return &inputerr.Error{File: path, Line: lineOf(b, se.Offset), Msg: "malformed JSON: " + se.Error()}
 	case errors.As(err, &te):
-		return &workload.Error{File: path, Line: lineOf(b, te.Offset), Field: te.Field, Msg: fmt.Sprintf("%s is not a valid %s", te.Value, te.Type)}
+		return &inputerr.Error{File: path, Line: lineOf(b, te.Offset), Field: te.Field, Msg: fmt.Sprintf("%s is not a valid %s", te.Value, te.Type)}
 	}
-	return &workload.Error{File: path, Line: lineOf(b, dec.InputOffset()), Msg: err.Error()}
+	return &inputerr.Error{File: path, Line: lineOf(b, dec.InputOffset()), Msg: err.Error()}
 }
 
 // lineOf is the 1-based line of byte offset off.

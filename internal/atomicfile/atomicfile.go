@@ -1,4 +1,7 @@
-package export
+// Package atomicfile publishes output files all at once or not at all:
+// temporaries beside their final names, renamed into place on success, so
+// a failed or interrupted command never leaves a partial output.
+package atomicfile
 
 import (
 	"bufio"

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"embed"
 	"fmt"
+	"github.com/routesim/routesim/internal/inputerr"
 	"io"
 	"os"
 	"sort"
@@ -52,7 +53,7 @@ func readMaybeGzip(r io.Reader, name string, gz bool) (*Trace, error) {
 	if gz {
 		zr, err := gzip.NewReader(r)
 		if err != nil {
-			return nil, &Error{File: name, Msg: "not a gzip file: " + err.Error()}
+			return nil, &inputerr.Error{File: name, Msg: "not a gzip file: " + err.Error()}
 		}
 		defer zr.Close()
 		r = zr

@@ -7,7 +7,7 @@ import (
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim"
-	"github.com/routesim/routesim/sim/workload"
+	"github.com/routesim/routesim/workload"
 )
 
 // Two sessions of three turns (each later turn's hash ids extend the
@@ -28,7 +28,7 @@ func replayRun(t *testing.T, maxModelLen int) (*sim.Result, *Replay) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl, err := sim.Prepare(tr, 64)
+	wl, err := workload.Prepare(tr, 64)
 	if err != nil {
 		t.Fatal(err)
 	}

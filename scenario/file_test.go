@@ -8,7 +8,7 @@ import (
 )
 
 func TestShippedScenariosLoadAndBuild(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/scenarios/*.json")
+	files, _ := filepath.Glob("../testdata/scenarios/*.json")
 	if len(files) < 2 {
 		t.Fatalf("found %d scenario files", len(files))
 	}

@@ -5,15 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
 	"sync"
 
+	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
-	"github.com/routesim/routesim/sim/export"
-	"github.com/routesim/routesim/sim/scenario"
-	"github.com/routesim/routesim/sim/workload"
+	"github.com/routesim/routesim/workload"
 )
 
 // Result is one finished point: its summary and, for plots, every
@@ -237,7 +237,7 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 		}
 		out.Draws = draws
 	}
-	return export.WriteFile(filepath.Join(PointsDir(r.Dir), p.Key()+".json"), func(w io.Writer) error {
+	return atomicfile.WriteFile(filepath.Join(PointsDir(r.Dir), p.Key()+".json"), func(w io.Writer) error {
 		return json.NewEncoder(w).Encode(out)
 	})
 }

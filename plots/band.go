@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/routesim/routesim/sim"
-	"github.com/routesim/routesim/sim/sweep"
+	"github.com/routesim/routesim/sweep"
 )
 
 // The model-uncertainty band of sweep --uncertainty: each point's metric

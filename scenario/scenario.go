@@ -14,8 +14,8 @@ import (
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim"
-	"github.com/routesim/routesim/sim/session"
-	"github.com/routesim/routesim/sim/workload"
+	"github.com/routesim/routesim/workload"
+	"github.com/routesim/routesim/workload/session"
 )
 
 // Spec describes one run. The zero values of the numeric engine knobs mean
@@ -275,7 +275,7 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	if err != nil {
 		return nil, &InputError{err}
 	}
-	wl, err := sim.Prepare(tr, wc.BlockSize)
+	wl, err := workload.Prepare(tr, wc.BlockSize)
 	if err != nil {
 		return nil, err
 	}

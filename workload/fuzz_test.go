@@ -2,6 +2,7 @@ package workload
 
 import (
 	"bytes"
+	"github.com/routesim/routesim/internal/inputerr"
 	"testing"
 )
 
@@ -15,7 +16,7 @@ func FuzzMooncakeReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := ReadMooncake(bytes.NewReader(data), "fuzz")
 		if err != nil {
-			if _, ok := err.(*Error); !ok {
+			if _, ok := err.(*inputerr.Error); !ok {
 				t.Fatalf("error %T %v is not positioned", err, err)
 			}
 			return

@@ -1,0 +1,30 @@
+// Package sim is routesim's engine: a deterministic discrete-event
+// simulation of N vLLM-like workers behind a router. It does no I/O; traces,
+// scenarios, sweeps, reports and plots are packages beside it.
+//
+// Reading guide, in the order a request meets the code:
+//
+//   - engine.go — Time, the event queue and its tie-break order (events at
+//     one instant fire by kind, then in scheduling order), nothing
+//     domain-specific beyond the kinds.
+//   - cluster.go — Run: builds the workers and the router stage from a
+//     Config, drives the events, assembles the Result; the invariant checks
+//     (every request ends once, no KV block referenced at the end).
+//   - dispatch.go — the request's way in: frontend delay, the policy's
+//     decision (dispatch, park in the router queue, reject with a status),
+//     client retries and time-outs.
+//   - router.go — what the router knows: in-flight counts, booked prefill
+//     tokens, per-worker block references, lagged KV events and published
+//     KV usage (the policy.View it hands to policies).
+//   - worker.go — one engine: FCFS waiting queue, continuous batching under
+//     a token budget with chunked prefill, recompute preemption, abort.
+//   - kvcache.go, blockindex.go — the paged KV cache with prefix caching
+//     and LRU eviction of unreferenced blocks.
+//   - job.go, store.go — the prepared requests (Workload, Job; built by
+//     package workload) and their per-run state.
+//   - record.go, summary.go, quantile.go — outcomes (Status, Record) and
+//     the AIPerf-style summary; bands.go the spread over coefficient draws;
+//     nvml.go the simulated GPU samples.
+//   - rng.go — the named, seeded random streams (every random number comes
+//     from one).
+package sim

@@ -1,0 +1,55 @@
+package workload
+
+import "github.com/routesim/routesim/sim"
+
+// Prepare expands a trace's 512-token Mooncake blocks into blocks of
+// blockSize tokens. The identity of sub-block j of Mooncake block k is
+// (chained hash of ids 0..k, j), so two prompts share a worker block exactly
+// when they share the Mooncake prefix up to it. Only full blocks get a hash.
+// prefixSalt separates generated shared-prefix hashes from trace ones.
+const prefixSalt = 0x5eed_0f_9ef1
+
+func Prepare(t *Trace, blockSize int) (*sim.Workload, error) {
+	if err := sim.CheckBlockSize(blockSize); err != nil {
+		return nil, err
+	}
+	per := MooncakeBlockTokens / blockSize
+	total := 0
+	for _, r := range t.Requests {
+		total += r.InputTokens / blockSize
+	}
+	backing := make([]uint64, 0, total)
+	wl := &sim.Workload{Name: t.Name, BlockSize: blockSize, Jobs: make([]sim.Job, len(t.Requests))}
+	for i, r := range t.Requests {
+		full := r.InputTokens / blockSize
+		start := len(backing)
+		var chain uint64
+		for k, id := range r.HashIDs {
+			chain = sim.Mix(chain, uint64(id))
+			for j := 0; j < per && k*per+j < full; j++ {
+				backing = append(backing, sim.Mix(chain, uint64(j)+1))
+			}
+		}
+		// A generated shared prefix: its whole worker blocks get the
+		// group's hashes, including those of a last, partial Mooncake block
+		// (the blocks after it keep their unique chain).
+		if shared := min(r.SharedPrefix, r.InputTokens) / blockSize; shared > 0 {
+			g := sim.Mix(prefixSalt, uint64(r.PrefixGroup))
+			for b := 0; b < shared; b++ {
+				backing[start+b] = sim.Mix(g, uint64(b)+1)
+			}
+		}
+		wl.Jobs[i] = sim.Job{
+			ID:           i,
+			Line:         r.Line,
+			Arrival:      sim.Time(r.ArrivalNs),
+			InputTokens:  r.InputTokens,
+			OutputTokens: r.OutputTokens,
+			Blocks:       backing[start:len(backing):len(backing)],
+			PromptBlocks: len(backing) - start,
+			Session:      r.Session,
+			Delay:        sim.Time(r.DelayNs),
+		}
+	}
+	return wl, nil
+}
