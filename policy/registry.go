@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,59 +31,110 @@ type Params struct {
 	MaxQueuedISLTokens   int     `json:"max_queued_isl_tokens"`  // 0 = unbounded
 }
 
-// DefaultParams returns the defaults (router-notes: the v1.2-era preset).
+// DefaultParams returns the defaults (router-notes: the v1.2-era preset),
+// as ParamList declares them.
 func DefaultParams() Params {
-	return Params{
-		OverlapScoreCredit: 1, PrefillLoadScale: 1, RouterTemperature: 0,
-		ActiveDecodeBlocksThreshold: 1, BusySignal: "router",
-		RouterQueueThreshold: 16,
-	}
-}
-
-// ParamDoc documents one parameter: its flag, default and meaning.
-type ParamDoc struct {
-	Flag    string
-	Default func(Params) string
-	Help    string
-}
-
-// ParamDocs lists every policy parameter; the CLI's flags and `routesim
-// policies` are built from it.
-var ParamDocs = []ParamDoc{
-	{"overlap-score-credit", func(p Params) string { return fmtF(p.OverlapScoreCredit) }, "prefill blocks credited per cached prefix block (Dynamo overlap_score_credit)"},
-	{"prefill-load-scale", func(p Params) string { return fmtF(p.PrefillLoadScale) }, "weight of the prefill term in the KV cost (Dynamo prefill_load_scale)"},
-	{"router-temperature", func(p Params) string { return fmtF(p.RouterTemperature) }, "0 = cheapest worker (uniform tie-break); > 0 = softmax sampling over range-normalised costs"},
-	{"active-decode-blocks-threshold", func(p Params) string { return fmtF(p.ActiveDecodeBlocksThreshold) }, "busy when active KV blocks ≥ this × KV capacity (0 = off)"},
-	{"active-prefill-tokens-threshold", func(p Params) string { return strconv.Itoa(p.ActivePrefillTokensThreshold) }, "busy when router-tracked prefill tokens exceed this (0 = off)"},
-	{"active-prefill-tokens-threshold-frac", func(p Params) string { return fmtF(p.ActivePrefillTokensThresholdFrac) }, "busy when prefill tokens exceed this × max-num-batched-tokens (0 = off)"},
-	{"busy-signal", func(p Params) string { return p.BusySignal }, "active blocks for the busy check: router (own bookkeeping) or engine (published KV usage, see --metrics-lag)"},
-	{"router-queue-threshold", func(p Params) string { return fmtF(p.RouterQueueThreshold) }, "park requests while every worker has more than this × max-num-batched-tokens prefill tokens"},
-	{"max-queued-isl-tokens", func(p Params) string { return strconv.Itoa(p.MaxQueuedISLTokens) }, "reject instead of parking once this many input tokens are queued (0 = unbounded)"},
-}
-
-func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// Validate reports every problem at once.
-func (p Params) Validate() error {
-	var errs []error
-	for _, c := range []struct {
-		flag string
-		v    float64
-	}{
-		{"overlap-score-credit", p.OverlapScoreCredit}, {"prefill-load-scale", p.PrefillLoadScale},
-		{"router-temperature", p.RouterTemperature}, {"active-decode-blocks-threshold", p.ActiveDecodeBlocksThreshold},
-		{"active-prefill-tokens-threshold", float64(p.ActivePrefillTokensThreshold)},
-		{"active-prefill-tokens-threshold-frac", p.ActivePrefillTokensThresholdFrac},
-		{"router-queue-threshold", p.RouterQueueThreshold}, {"max-queued-isl-tokens", float64(p.MaxQueuedISLTokens)},
-	} {
-		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
-			errs = append(errs, fmt.Errorf("--%s %g must be a finite number ≥ 0", c.flag, c.v))
+	var p Params
+	for _, d := range ParamList {
+		switch {
+		case d.Float != nil:
+			*d.Float(&p) = d.Default
+		case d.Int != nil:
+			*d.Int(&p) = int(d.Default)
+		default:
+			*d.String(&p) = d.DefaultString
 		}
 	}
-	if p.BusySignal != "router" && p.BusySignal != "engine" {
-		errs = append(errs, fmt.Errorf("--busy-signal %q: want router or engine", p.BusySignal))
+	return p
+}
+
+// Param is one policy parameter, declared once: its flag (the JSON name
+// is the same with underscores), its meaning, its default, the Params
+// field it binds (exactly one of Float, Int, String) and, for a string,
+// its allowed values. Numbers must be finite and ≥ 0. The CLI's flags,
+// `routesim policies`, DefaultParams and Validate all read this list.
+type Param struct {
+	Flag          string
+	Help          string
+	Default       float64 // Float and Int parameters
+	DefaultString string  // String parameters
+	Choices       []string
+	Float         func(*Params) *float64
+	Int           func(*Params) *int
+	String        func(*Params) *string
+}
+
+// DefaultText is the parameter's default as the CLI prints it.
+func (d Param) DefaultText() string {
+	if d.String != nil {
+		return d.DefaultString
+	}
+	return strconv.FormatFloat(d.Default, 'g', -1, 64)
+}
+
+// ParamList is the one list of policy parameters.
+var ParamList = []Param{
+	{Flag: "overlap-score-credit", Default: 1, Float: func(p *Params) *float64 { return &p.OverlapScoreCredit },
+		Help: "prefill blocks credited per cached prefix block (Dynamo overlap_score_credit)"},
+	{Flag: "prefill-load-scale", Default: 1, Float: func(p *Params) *float64 { return &p.PrefillLoadScale },
+		Help: "weight of the prefill term in the KV cost (Dynamo prefill_load_scale)"},
+	{Flag: "router-temperature", Default: 0, Float: func(p *Params) *float64 { return &p.RouterTemperature },
+		Help: "0 = cheapest worker (uniform tie-break); > 0 = softmax sampling over range-normalised costs"},
+	{Flag: "active-decode-blocks-threshold", Default: 1, Float: func(p *Params) *float64 { return &p.ActiveDecodeBlocksThreshold },
+		Help: "busy when active KV blocks ≥ this × KV capacity (0 = off)"},
+	{Flag: "active-prefill-tokens-threshold", Default: 0, Int: func(p *Params) *int { return &p.ActivePrefillTokensThreshold },
+		Help: "busy when router-tracked prefill tokens exceed this (0 = off)"},
+	{Flag: "active-prefill-tokens-threshold-frac", Default: 0, Float: func(p *Params) *float64 { return &p.ActivePrefillTokensThresholdFrac },
+		Help: "busy when prefill tokens exceed this × max-num-batched-tokens (0 = off)"},
+	{Flag: "busy-signal", DefaultString: "router", Choices: []string{"router", "engine"}, String: func(p *Params) *string { return &p.BusySignal },
+		Help: "active blocks for the busy check: router (own bookkeeping) or engine (published KV usage, see --metrics-lag)"},
+	{Flag: "router-queue-threshold", Default: 16, Float: func(p *Params) *float64 { return &p.RouterQueueThreshold },
+		Help: "park requests while every worker has more than this × max-num-batched-tokens prefill tokens"},
+	{Flag: "max-queued-isl-tokens", Default: 0, Int: func(p *Params) *int { return &p.MaxQueuedISLTokens },
+		Help: "reject instead of parking once this many input tokens are queued (0 = unbounded)"},
+}
+
+// Validate reports every problem at once, naming each parameter by its
+// flag.
+func (p Params) Validate() error {
+	var errs []error
+	for _, d := range ParamList {
+		switch {
+		case d.Float != nil, d.Int != nil:
+			v := 0.0
+			if d.Float != nil {
+				v = *d.Float(&p)
+			} else {
+				v = float64(*d.Int(&p))
+			}
+			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				errs = append(errs, fmt.Errorf("--%s %g must be a finite number ≥ 0", d.Flag, v))
+			}
+		default:
+			if v := *d.String(&p); !slices.Contains(d.Choices, v) {
+				errs = append(errs, fmt.Errorf("--%s %q: want %s", d.Flag, v, strings.Join(d.Choices, " or ")))
+			}
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// RouterFlags are the router settings (not policy parameters) that only
+// some policies observe: the KV-event lag matters to a KV-aware policy, the
+// published-usage lag to one with a busy signal.
+var RouterFlags = []string{"kv-event-lag", "metrics-lag"}
+
+// Reads lists every tunable flag the policy's behaviour depends on: its
+// parameters (Uses) and the router settings it observes.
+func (e Entry) Reads() []string {
+	out := append([]string(nil), e.Uses...)
+	if e.KVAware {
+		out = append(out, "kv-event-lag")
+	}
+	if slices.Contains(e.Uses, "busy-signal") {
+		out = append(out, "metrics-lag")
+	}
+	return out
 }
 
 // Factory builds a fresh policy for one run.
@@ -91,7 +143,7 @@ type Factory func(p Params) Policy
 // Entry describes one registered policy.
 type Entry struct {
 	Summary string
-	// Uses lists the ParamDocs flags the policy reads.
+	// Uses lists the ParamList flags the policy reads.
 	Uses []string
 	// KVAware policies need the router's block bookkeeping and KV events.
 	KVAware bool

@@ -27,10 +27,16 @@ func TestRoundRobinRotates(t *testing.T) {
 
 func TestRegistryDrivesLookup(t *testing.T) {
 	docs := map[string]bool{}
-	for _, d := range ParamDocs {
+	for _, d := range ParamList {
 		docs[d.Flag] = true
-		if d.Help == "" || d.Default(DefaultParams()) == "" {
-			t.Errorf("param %s lacks help or default", d.Flag)
+		binds := 0
+		for _, b := range []bool{d.Float != nil, d.Int != nil, d.String != nil} {
+			if b {
+				binds++
+			}
+		}
+		if d.Help == "" || d.DefaultText() == "" || binds != 1 {
+			t.Errorf("param %s lacks help or default, or binds %d fields", d.Flag, binds)
 		}
 	}
 	for _, name := range Names() {

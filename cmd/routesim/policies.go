@@ -18,9 +18,8 @@ func policiesCmd(args []string, stdout, stderr io.Writer) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	defaults := policy.DefaultParams()
-	docs := map[string]policy.ParamDoc{}
-	for _, d := range policy.ParamDocs {
+	docs := map[string]policy.Param{}
+	for _, d := range policy.ParamList {
 		docs[d.Flag] = d
 	}
 	var b strings.Builder
@@ -30,7 +29,7 @@ func policiesCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(&b, "\n%s\n    %s\n", name, e.Summary)
 		for _, u := range e.Uses {
 			d := docs[u]
-			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", u, d.Default(defaults), d.Help)
+			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", u, d.DefaultText(), d.Help)
 		}
 		if docs["busy-signal"].Flag != "" && contains(e.Uses, "busy-signal") {
 			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", "metrics-lag", "1ms", "delay of the workers' published KV usage (engine busy signal)")

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,7 +49,7 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of every random stream in the run")
 	fs.Float64Var(&s.WarmupS, "warmup", s.WarmupS, "seconds at the start whose arrivals are left out of the statistics (they still load the cluster)")
 	fs.BoolVar(&s.CheckInvariants, "check-invariants", s.CheckInvariants, "check KV-cache invariants after every step (slow; for debugging)")
-	for _, d := range policy.ParamDocs {
+	for _, d := range policy.ParamList {
 		registerParam(fs, &s.Policies, d)
 	}
 	fs.DurationVar(&s.KVEventLag, "kv-event-lag", s.KVEventLag, "delay of the workers' KV stored/removed events reaching the router")
@@ -59,28 +60,14 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 }
 
 // registerParam adds the flag for one policy parameter, bound to its field.
-func registerParam(fs *pflag.FlagSet, p *policy.Params, d policy.ParamDoc) {
-	switch d.Flag {
-	case "overlap-score-credit":
-		fs.Float64Var(&p.OverlapScoreCredit, d.Flag, p.OverlapScoreCredit, d.Help)
-	case "prefill-load-scale":
-		fs.Float64Var(&p.PrefillLoadScale, d.Flag, p.PrefillLoadScale, d.Help)
-	case "router-temperature":
-		fs.Float64Var(&p.RouterTemperature, d.Flag, p.RouterTemperature, d.Help)
-	case "active-decode-blocks-threshold":
-		fs.Float64Var(&p.ActiveDecodeBlocksThreshold, d.Flag, p.ActiveDecodeBlocksThreshold, d.Help)
-	case "active-prefill-tokens-threshold":
-		fs.IntVar(&p.ActivePrefillTokensThreshold, d.Flag, p.ActivePrefillTokensThreshold, d.Help)
-	case "active-prefill-tokens-threshold-frac":
-		fs.Float64Var(&p.ActivePrefillTokensThresholdFrac, d.Flag, p.ActivePrefillTokensThresholdFrac, d.Help)
-	case "busy-signal":
-		fs.StringVar(&p.BusySignal, d.Flag, p.BusySignal, d.Help)
-	case "router-queue-threshold":
-		fs.Float64Var(&p.RouterQueueThreshold, d.Flag, p.RouterQueueThreshold, d.Help)
-	case "max-queued-isl-tokens":
-		fs.IntVar(&p.MaxQueuedISLTokens, d.Flag, p.MaxQueuedISLTokens, d.Help)
+func registerParam(fs *pflag.FlagSet, p *policy.Params, d policy.Param) {
+	switch {
+	case d.Float != nil:
+		fs.Float64Var(d.Float(p), d.Flag, *d.Float(p), d.Help)
+	case d.Int != nil:
+		fs.IntVar(d.Int(p), d.Flag, *d.Int(p), d.Help)
 	default:
-		panic("routesim: policy parameter " + d.Flag + " has no flag")
+		fs.StringVar(d.String(p), d.Flag, *d.String(p), d.Help)
 	}
 }
 
@@ -135,26 +122,18 @@ func policyFlagErrors(fs *pflag.FlagSet, name string) []error {
 	if err != nil {
 		return nil
 	}
-	used := map[string]bool{}
-	for _, u := range e.Uses {
-		used[u] = true
-	}
-	if used["busy-signal"] {
-		used["metrics-lag"] = true
-	}
-	if e.KVAware {
-		used["kv-event-lag"] = true
-	}
+	reads := e.Reads()
 	var errs []error
-	for _, d := range policy.ParamDocs {
-		if fs.Changed(d.Flag) && !used[d.Flag] {
-			errs = append(errs, fmt.Errorf("--%s has no effect with --policy %s", d.Flag, name))
-		}
-	}
-	for _, flag := range []string{"metrics-lag", "kv-event-lag"} {
-		if fs.Changed(flag) && !used[flag] {
+	check := func(flag string) {
+		if fs.Changed(flag) && !slices.Contains(reads, flag) {
 			errs = append(errs, fmt.Errorf("--%s has no effect with --policy %s", flag, name))
 		}
+	}
+	for _, d := range policy.ParamList {
+		check(d.Flag)
+	}
+	for _, flag := range policy.RouterFlags {
+		check(flag)
 	}
 	return errs
 }
