@@ -37,14 +37,12 @@ type Options struct {
 }
 
 // DefaultParams are the coefficients fitted for a linear (BLIS-style)
-// profile unless Options.Params says otherwise.
-var DefaultParams = []string{"step_base_ns", "prefill_ns_per_token", "prefill_attn_ns_per_token_ctx",
-	"decode_ns_per_seq", "decode_ns_per_ctx_token", "frontend_ns", "host_overhead_ns"}
+// profile unless Options.Params says otherwise (model.Coefficients' Fit).
+var DefaultParams = model.Fitted(&model.Profile{})
 
 // KernelParams are the coefficients fitted for a kernel profile unless
 // Options.Params says otherwise; the rest keep their prior.
-var KernelParams = []string{"linear_scale", "step_base_ns", "prefill_attn_ns_per_pair",
-	"decode_ns_per_seq", "decode_ns_per_ctx_token", "frontend_ns", "host_overhead_ns"}
+var KernelParams = model.Fitted(&model.Profile{LinearCurve: &model.LinearCurve{}})
 
 // coef is one fitted coefficient: its field, its physical floor, and a
 // scale for coefficients whose floor is 0.
@@ -58,18 +56,11 @@ type coef struct {
 // coefs lists the step and frontend coefficients with their physical
 // floors (model.Floor) for deployment d and a profile of base's form.
 func coefs(d model.Deployment, base *model.Profile) map[string]coef {
-	refs := map[string]float64{"decode_ns_per_seq": 20e3, "frontend_ns": 5e6, "frontend_ns_per_input_token": 1e3, "prefill_ns_per_token": 1e3}
 	out := map[string]coef{}
 	for _, c := range model.Coefficients {
-		switch c.Name {
-		case "noise_sigma", "power_idle_w", "power_busy_w":
-			continue
-		case "linear_scale", "prefill_attn_ns_per_pair":
-			if !base.IsKernel() {
-				continue
-			}
+		if c.Has(base) {
+			out[c.Name] = coef{name: c.Name, field: c.Field, floor: model.Floor(d, base, c.Name), ref: c.Ref}
 		}
-		out[c.Name] = coef{name: c.Name, field: c.Field, floor: model.Floor(d, base, c.Name), ref: refs[c.Name]}
 	}
 	return out
 }

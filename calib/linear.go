@@ -51,10 +51,7 @@ func stepFeatures(p *model.Profile, b model.Batch) [6]float64 {
 
 // stepCoefsFor names the profile fields the step features multiply.
 func stepCoefsFor(p *model.Profile) []string {
-	if p.IsKernel() {
-		return []string{"step_base_ns", "linear_scale", "prefill_ns_per_token", "prefill_attn_ns_per_pair", "decode_ns_per_seq", "decode_ns_per_ctx_token"}
-	}
-	return []string{"step_base_ns", "prefill_ns_per_token", "prefill_attn_ns_per_token_ctx", "decode_ns_per_seq", "decode_ns_per_ctx_token"}
+	return model.StepCoefficients(p)
 }
 
 // overlapFeatures sums the features of w's steps weighted by the fraction

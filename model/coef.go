@@ -3,30 +3,101 @@ package model
 import "strings"
 
 // Coefficient is one named number of a profile: its JSON name, unit, what
-// it means, and where it lives. Coefficients is the one list every other
-// part of routesim (validation, calibration, priors, reports, bands) reads.
+// it means, where it lives, which profile forms carry it, whether a
+// calibration fits it by default, and whether it multiplies a step-time
+// feature. Coefficients is the one list every other part of routesim
+// (validation, calibration, priors, reports, bands) reads.
 type Coefficient struct {
 	Name  string
 	Unit  string
 	Doc   string
 	Field func(*Profile) *float64
+	// Forms says which profile forms use it: a kernel profile (measured
+	// layer curve), a linear one (BLIS-style), or both.
+	Forms Forms
+	// Fit: the forms for which a calibration fits it unless told
+	// otherwise.
+	Fit Forms
+	// Step: it multiplies one term of the step-time model (in table
+	// order, the features calib's regression builds).
+	Step bool
+	// Ref is a search scale for a coefficient with no physical floor (0 =
+	// the floor is the scale).
+	Ref float64
+}
+
+// Forms is a set of profile forms.
+type Forms uint8
+
+// The profile forms.
+const (
+	FormLinear Forms = 1 << iota
+	FormKernel
+	FormBoth = FormLinear | FormKernel
+)
+
+// Has says whether a profile of p's form carries the coefficient.
+func (c Coefficient) Has(p *Profile) bool { return c.Forms&formOf(p) != 0 }
+
+func formOf(p *Profile) Forms {
+	if p != nil && p.IsKernel() {
+		return FormKernel
+	}
+	return FormLinear
 }
 
 // Coefficients lists every numeric coefficient of a profile.
 var Coefficients = []Coefficient{
-	{"step_base_ns", "ns/step", "fixed cost of every step: reading the weights, scheduler, launch gaps", func(p *Profile) *float64 { return &p.StepBaseNs }},
-	{"linear_scale", "×", "multiplier on the compute-bound growth of the measured token-wise layer curve (kernel profiles)", func(p *Profile) *float64 { return &p.LinearScale }},
-	{"prefill_ns_per_token", "ns/token", "cost per prefill token (a kernel profile: beyond the layer curve)", func(p *Profile) *float64 { return &p.PrefillNsPerToken }},
-	{"prefill_attn_ns_per_token_ctx", "ns/(token·ctx)", "prefill attention per token times its chunk's end context (linear profiles)", func(p *Profile) *float64 { return &p.PrefillAttnNsPerTokenCtx }},
-	{"prefill_attn_ns_per_pair", "ns/pair", "prefill attention per causal (query, key) pair (kernel profiles)", func(p *Profile) *float64 { return &p.PrefillAttnNsPerPair }},
-	{"decode_ns_per_seq", "ns/seq", "cost per decoding sequence (lm_head, sampler, bookkeeping)", func(p *Profile) *float64 { return &p.DecodeNsPerSeq }},
-	{"decode_ns_per_ctx_token", "ns/token", "decode attention: reading one context token's KV", func(p *Profile) *float64 { return &p.DecodeNsPerCtxToken }},
-	{"frontend_ns", "ns/request", "frontend delay before routing (HTTP, templating)", func(p *Profile) *float64 { return &p.FrontendNs }},
-	{"frontend_ns_per_input_token", "ns/token", "frontend delay per input token (tokenisation)", func(p *Profile) *float64 { return &p.FrontendNsPerInputToken }},
-	{"host_overhead_ns", "ns/step", "GPU-idle part of every step (scheduling, eager-mode launch gaps); not in NVML utilisation", func(p *Profile) *float64 { return &p.HostOverheadNs }},
-	{"noise_sigma", "", "σ of the lognormal factor on every step time", func(p *Profile) *float64 { return &p.NoiseSigma }},
-	{"power_idle_w", "W", "power at 0 % NVML utilisation", func(p *Profile) *float64 { return &p.PowerIdleW }},
-	{"power_busy_w", "W", "power at 100 % NVML utilisation", func(p *Profile) *float64 { return &p.PowerBusyW }},
+	{Name: "step_base_ns", Unit: "ns/step", Doc: "fixed cost of every step: reading the weights, scheduler, launch gaps",
+		Field: func(p *Profile) *float64 { return &p.StepBaseNs }, Forms: FormBoth, Fit: FormBoth, Step: true},
+	{Name: "linear_scale", Unit: "×", Doc: "multiplier on the compute-bound growth of the measured token-wise layer curve (kernel profiles)",
+		Field: func(p *Profile) *float64 { return &p.LinearScale }, Forms: FormKernel, Fit: FormKernel, Step: true},
+	{Name: "prefill_ns_per_token", Unit: "ns/token", Doc: "cost per prefill token (a kernel profile: beyond the layer curve)",
+		Field: func(p *Profile) *float64 { return &p.PrefillNsPerToken }, Forms: FormBoth, Fit: FormLinear, Step: true, Ref: 1e3},
+	{Name: "prefill_attn_ns_per_token_ctx", Unit: "ns/(token·ctx)", Doc: "prefill attention per token times its chunk's end context (linear profiles)",
+		Field: func(p *Profile) *float64 { return &p.PrefillAttnNsPerTokenCtx }, Forms: FormLinear, Fit: FormLinear, Step: true},
+	{Name: "prefill_attn_ns_per_pair", Unit: "ns/pair", Doc: "prefill attention per causal (query, key) pair (kernel profiles)",
+		Field: func(p *Profile) *float64 { return &p.PrefillAttnNsPerPair }, Forms: FormKernel, Fit: FormKernel, Step: true},
+	{Name: "decode_ns_per_seq", Unit: "ns/seq", Doc: "cost per decoding sequence (lm_head, sampler, bookkeeping)",
+		Field: func(p *Profile) *float64 { return &p.DecodeNsPerSeq }, Forms: FormBoth, Fit: FormBoth, Step: true, Ref: 20e3},
+	{Name: "decode_ns_per_ctx_token", Unit: "ns/token", Doc: "decode attention: reading one context token's KV",
+		Field: func(p *Profile) *float64 { return &p.DecodeNsPerCtxToken }, Forms: FormBoth, Fit: FormBoth, Step: true},
+	{Name: "frontend_ns", Unit: "ns/request", Doc: "frontend delay before routing (HTTP, templating)",
+		Field: func(p *Profile) *float64 { return &p.FrontendNs }, Forms: FormBoth, Fit: FormBoth, Ref: 5e6},
+	{Name: "frontend_ns_per_input_token", Unit: "ns/token", Doc: "frontend delay per input token (tokenisation)",
+		Field: func(p *Profile) *float64 { return &p.FrontendNsPerInputToken }, Forms: FormBoth, Ref: 1e3},
+	{Name: "host_overhead_ns", Unit: "ns/step", Doc: "GPU-idle part of every step (scheduling, eager-mode launch gaps); not in NVML utilisation",
+		Field: func(p *Profile) *float64 { return &p.HostOverheadNs }, Forms: FormBoth, Fit: FormBoth},
+	{Name: "noise_sigma", Doc: "σ of the lognormal factor on every step time",
+		Field: func(p *Profile) *float64 { return &p.NoiseSigma }},
+	{Name: "power_idle_w", Unit: "W", Doc: "power at 0 % NVML utilisation",
+		Field: func(p *Profile) *float64 { return &p.PowerIdleW }},
+	{Name: "power_busy_w", Unit: "W", Doc: "power at 100 % NVML utilisation",
+		Field: func(p *Profile) *float64 { return &p.PowerBusyW }},
+}
+
+// Fitted lists, in table order, the coefficients a calibration fits by
+// default for a profile of p's form.
+func Fitted(p *Profile) []string {
+	var out []string
+	for _, c := range Coefficients {
+		if c.Fit&formOf(p) != 0 {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// StepCoefficients lists, in table order, the coefficients that multiply a
+// step-time feature in a profile of p's form.
+func StepCoefficients(p *Profile) []string {
+	var out []string
+	for _, c := range Coefficients {
+		if c.Step && c.Has(p) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }
 
 // CoefficientByName returns the named coefficient (case-insensitive).
