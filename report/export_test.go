@@ -29,7 +29,7 @@ func TestRequestsCSVRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 3 || len(rows[0]) != len(RequestColumns) {
+	if len(rows) != 3 || len(rows[0]) != len(RequestSchema) {
 		t.Fatalf("%d rows of %d columns", len(rows), len(rows[0]))
 	}
 	col := map[string]int{}

@@ -10,33 +10,34 @@ import (
 	"github.com/routesim/routesim/sim"
 )
 
-// RequestColumns are requests.csv's columns. Times are integer ns since the
-// trace start (-1 = never reached); latencies are float ms ("" = undefined).
-var RequestColumns = []string{
-	"id", "line", "status", "http_code", "worker", "input_tokens", "output_tokens", "cached_tokens",
-	"preemptions", "arrival_ns", "routed_ns", "dispatched_ns", "first_token_ns", "second_token_ns", "end_ns",
-	"ttft_ms", "itl_ms", "e2e_ms", "router_queue_ms", "attempts", "reason", "rejected_attempts",
-}
-
-// WriteRequestsCSV writes one row per record.
+// WriteRequestsCSV writes requests.csv: one row per record, the columns
+// of RequestSchema. Times are integer ns since the trace start (-1 = never
+// reached); latencies are float ms ("" = undefined).
 func WriteRequestsCSV(w io.Writer, recs []sim.Record) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(RequestColumns); err != nil {
+	head := make([]string, len(RequestSchema))
+	for i, c := range RequestSchema {
+		head[i] = c.Name
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
-	row := make([]string, len(RequestColumns))
+	row := make([]string, len(RequestSchema))
 	for i := range recs {
 		r := &recs[i]
-		itl := ""
-		if v := r.ITL(); v >= 0 {
-			itl = fmtFloat(v / 1e6)
+		for k, c := range RequestSchema {
+			switch c.Kind {
+			case ColInt:
+				row[k] = strconv.FormatInt(c.Int(r), 10)
+			case ColFloat:
+				row[k] = ""
+				if v, ok := c.Float(r); ok {
+					row[k] = fmtFloat(v)
+				}
+			default:
+				row[k] = c.Str(r)
+			}
 		}
-		row = append(row[:0],
-			strconv.Itoa(r.ID), strconv.Itoa(r.Line), r.Status.String(), strconv.Itoa(r.Status.HTTPCode()),
-			strconv.Itoa(r.Worker), strconv.Itoa(r.InputTokens), strconv.Itoa(r.OutputTokens),
-			strconv.Itoa(r.CachedTokens), strconv.Itoa(r.Preemptions),
-			fmtTime(r.Arrival), fmtTime(r.Routed), fmtTime(r.Dispatched), fmtTime(r.FirstToken), fmtTime(r.SecondToken), fmtTime(r.End),
-			msOrEmpty(r.TTFT()), itl, msOrEmpty(r.E2E()), msOrEmpty(r.QueueNs), strconv.Itoa(len(r.Attempts)+1), r.Reason, attemptLog(r.Attempts))
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -169,15 +170,6 @@ func WriteSummaryCSV(w io.Writer, s *sim.Summary) error {
 	cw.Write(vals)
 	cw.Flush()
 	return cw.Error()
-}
-
-func fmtTime(t sim.Time) string { return strconv.FormatInt(int64(t), 10) }
-
-func msOrEmpty(t sim.Time) string {
-	if t < 0 {
-		return ""
-	}
-	return fmtFloat(t.Ms())
 }
 
 // fmtFloat formats v exactly and compactly; NaN (undefined) is "".

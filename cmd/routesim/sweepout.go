@@ -159,37 +159,50 @@ func summaryColumns(results []sweep.Result) []parquet.Column {
 	return cols
 }
 
-// requestColumns: one row per request of every point.
+// requestColumns: one row per request of every point — the point's axes,
+// then report.RequestSchema's sweep columns.
 func requestColumns(results []sweep.Result) []parquet.Column {
 	c := []parquet.Column{
 		{Name: "n", Kind: parquet.Int64}, {Name: "policy", Kind: parquet.String}, {Name: "seed", Kind: parquet.Int64},
-		{Name: "rate_scale", Kind: parquet.Float64}, {Name: "id", Kind: parquet.Int64}, {Name: "status", Kind: parquet.String},
-		{Name: "worker", Kind: parquet.Int64}, {Name: "input_tokens", Unit: "tokens", Kind: parquet.Int64},
-		{Name: "output_tokens", Unit: "tokens", Kind: parquet.Int64}, {Name: "cached_tokens", Unit: "tokens", Kind: parquet.Int64},
-		{Name: "arrival_ns", Unit: "ns", Kind: parquet.Int64}, {Name: "first_token_ns", Unit: "ns", Kind: parquet.Int64},
-		{Name: "end_ns", Unit: "ns", Kind: parquet.Int64}, {Name: "ttft_ms", Unit: "ms", Kind: parquet.Float64, Null: []bool{}},
-		{Name: "router_queue_ms", Unit: "ms", Kind: parquet.Float64, Null: []bool{}},
+		{Name: "rate_scale", Kind: parquet.Float64},
+	}
+	var schema []report.RequestColumn
+	for _, rc := range report.RequestSchema {
+		if !rc.Sweep {
+			continue
+		}
+		schema = append(schema, rc)
+		col := parquet.Column{Name: rc.Name, Unit: rc.Unit}
+		switch rc.Kind {
+		case report.ColInt:
+			col.Kind = parquet.Int64
+		case report.ColFloat:
+			col.Kind, col.Null = parquet.Float64, []bool{}
+		default:
+			col.Kind = parquet.String
+		}
+		c = append(c, col)
 	}
 	for _, r := range results {
-		for _, rec := range r.Records {
+		for i := range r.Records {
+			rec := &r.Records[i]
 			c[0].Ints = append(c[0].Ints, int64(r.Point.N))
 			c[1].Strings = append(c[1].Strings, r.Point.Policy)
 			c[2].Ints = append(c[2].Ints, int64(r.Point.Seed))
 			c[3].Floats = append(c[3].Floats, r.Point.RateScale)
-			c[4].Ints = append(c[4].Ints, int64(rec.ID))
-			c[5].Strings = append(c[5].Strings, rec.Status.String())
-			c[6].Ints = append(c[6].Ints, int64(rec.Worker))
-			c[7].Ints = append(c[7].Ints, int64(rec.InputTokens))
-			c[8].Ints = append(c[8].Ints, int64(rec.OutputTokens))
-			c[9].Ints = append(c[9].Ints, int64(rec.CachedTokens))
-			c[10].Ints = append(c[10].Ints, int64(rec.Arrival))
-			c[11].Ints = append(c[11].Ints, int64(rec.FirstToken))
-			c[12].Ints = append(c[12].Ints, int64(rec.End))
-			t := rec.TTFT()
-			c[13].Floats = append(c[13].Floats, t.Ms())
-			c[13].Null = append(c[13].Null, t < 0)
-			c[14].Floats = append(c[14].Floats, rec.QueueNs.Ms())
-			c[14].Null = append(c[14].Null, rec.QueueNs < 0)
+			for k, rc := range schema {
+				col := &c[4+k]
+				switch rc.Kind {
+				case report.ColInt:
+					col.Ints = append(col.Ints, rc.Int(rec))
+				case report.ColFloat:
+					v, ok := rc.Float(rec)
+					col.Floats = append(col.Floats, v)
+					col.Null = append(col.Null, !ok)
+				default:
+					col.Strings = append(col.Strings, rc.Str(rec))
+				}
+			}
 		}
 	}
 	return c
