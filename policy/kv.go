@@ -51,7 +51,7 @@ func (p *KV) Route(r *Request, v View) Decision {
 		scores[w] = p.Cost(r, v, w)
 	}
 	if busy == len(scores) {
-		return Decision{Worker: RejectBusy, Reason: MsgAllBusy, Scores: scores}
+		return Decision{Action: RejectBusy, Reason: MsgAllBusy, Scores: scores}
 	}
 	if p.Temperature > 0 {
 		return Decision{Worker: softmax(scores, p.Temperature, p.Rand), Reason: "softmax over cost", Scores: scores}
@@ -151,8 +151,8 @@ func (q *QueueGate) hold(r *Request, v View) (Decision, bool) {
 		return Decision{}, false
 	}
 	if queued := v.QueuedISLTokens(); !r.Parked && q.MaxQueuedISLTokens > 0 && queued >= q.MaxQueuedISLTokens {
-		return Decision{Worker: RejectBackpressure, Reason: fmt.Sprintf(
+		return Decision{Action: RejectBackpressure, Reason: fmt.Sprintf(
 			"router backpressure: MaxQueuedIslTokensExceeded (queued_isl_tokens=%d, max_queued_isl_tokens=%d)", queued, q.MaxQueuedISLTokens)}, true
 	}
-	return Decision{Worker: Park, Reason: "every worker prefill-busy"}, true
+	return Decision{Action: Park, Reason: "every worker prefill-busy"}, true
 }

@@ -147,7 +147,7 @@ func TestKVAdmissionExcludesBusyAndRejectsWhenAllBusy(t *testing.T) {
 	}
 	v.active[1] = 1000
 	d = pol.Route(&Request{InputTokens: 640}, v)
-	if d.Worker != RejectBusy || d.Reason != MsgAllBusy {
+	if d.Action != RejectBusy || d.Reason != MsgAllBusy {
 		t.Errorf("all busy: %+v", d)
 	}
 }
@@ -162,16 +162,16 @@ func TestKVBackpressureParksThenRejects(t *testing.T) {
 		t.Errorf("one worker below θ: %+v", d)
 	}
 	v.prefill[1] = 16*2048 + 1
-	if d := pol.Route(&Request{InputTokens: 640}, v); d.Worker != Park {
+	if d := pol.Route(&Request{InputTokens: 640}, v); d.Action != Park {
 		t.Errorf("all prefill-busy: %+v, want park", d)
 	}
 	v.queued = 5000
 	d := pol.Route(&Request{InputTokens: 640}, v)
 	want := "router backpressure: MaxQueuedIslTokensExceeded (queued_isl_tokens=5000, max_queued_isl_tokens=5000)"
-	if d.Worker != RejectBackpressure || d.Reason != want {
+	if d.Action != RejectBackpressure || d.Reason != want {
 		t.Errorf("queue at its bound: %+v", d)
 	}
-	if d := pol.Route(&Request{InputTokens: 640, Parked: true}, v); d.Worker != Park {
+	if d := pol.Route(&Request{InputTokens: 640, Parked: true}, v); d.Action != Park {
 		t.Errorf("an already parked request must stay parked, not be rejected: %+v", d)
 	}
 }

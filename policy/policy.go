@@ -47,26 +47,44 @@ type View interface {
 	QueuedISLTokens() int
 }
 
-// Decision is a routing outcome. Worker is the chosen index, or Reject or
-// Park; Reason explains it and Scores holds per-worker costs where the
-// policy computed any (lower is better; +Inf marks an excluded worker).
+// Decision is a routing outcome: what to do (Action) and, to dispatch,
+// which worker; Reason explains it and Scores holds per-worker costs where
+// the policy computed any (lower is better; +Inf marks an excluded
+// worker).
 type Decision struct {
-	Worker int
+	Action Action
+	Worker int // the chosen worker, when Action is Dispatch
 	Reason string
 	Scores []float64
 }
 
-// Special Decision.Worker values.
+// Action is what the router does with a request.
+type Action uint8
+
+// Router actions. The zero value dispatches, so Decision{Worker: w} sends
+// the request to w.
 const (
+	// Dispatch sends the request to Decision.Worker.
+	Dispatch Action = iota
+	// Park holds the request in the router queue until capacity frees.
+	Park
 	// RejectBusy refuses the request because every worker is busy (HTTP
 	// 503); Reason is the message.
-	RejectBusy = -1
-	// Park holds the request in the router queue until capacity frees.
-	Park = -2
+	RejectBusy
 	// RejectBackpressure refuses a request the router queue cannot take
 	// (HTTP 503); Reason is the message.
-	RejectBackpressure = -3
+	RejectBackpressure
 )
+
+var actionNames = [...]string{"dispatch", "park", "reject-busy", "reject-backpressure"}
+
+// String is the action's name as decision traces print it.
+func (a Action) String() string {
+	if int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return "unknown"
+}
 
 // Rejection messages, as Dynamo words them.
 const (

@@ -8,7 +8,7 @@ import (
 // reference is a plain transcription of router-notes.md §7: it returns the
 // special outcome (RejectBusy, RejectBackpressure, Park) or the set of
 // workers tied at the minimum cost, with the costs.
-func reference(name string, p Params, r *Request, v *fakeView) (special int, best map[int]bool, cost map[int]float64) {
+func reference(name string, p Params, r *Request, v *fakeView) (special Action, best map[int]bool, cost map[int]float64) {
 	n := len(v.inFlight)
 	if name == "kv-backpressure" {
 		all := true
@@ -57,7 +57,7 @@ func reference(name string, p Params, r *Request, v *fakeView) (special int, bes
 			best[w] = true
 		}
 	}
-	return 0, best, cost
+	return Dispatch, best, cost
 }
 
 func TestKVVariantsAgreeWithReference(t *testing.T) {
@@ -90,13 +90,13 @@ func TestKVVariantsAgreeWithReference(t *testing.T) {
 		for _, name := range []string{"kv", "kv-admission", "kv-backpressure"} {
 			d := mustNew(name, p).Route(r, v)
 			special, best, cost := reference(name, p, r, v)
-			if special != 0 {
-				if d.Worker != special {
-					t.Fatalf("trial %d %s: decision %+v, reference %d", trial, name, d, special)
+			if special != Dispatch {
+				if d.Action != special {
+					t.Fatalf("trial %d %s: decision %+v, reference %v", trial, name, d, special)
 				}
 				continue
 			}
-			if !best[d.Worker] {
+			if d.Action != Dispatch || !best[d.Worker] {
 				t.Fatalf("trial %d %s: chose %d (scores %v), reference minimum %v of %v", trial, name, d.Worker, d.Scores, best, cost)
 			}
 			for w, c := range cost {

@@ -57,7 +57,7 @@ func (c *cluster) route(i int32) {
 		r.routed = c.eng.Now()
 	}
 	d := c.decide(i, false)
-	if d.Worker == policy.Park {
+	if d.Action == policy.Park {
 		r.parkedAt = c.eng.Now()
 		c.rt.park(i, r.job.InputTokens)
 		return
@@ -67,13 +67,15 @@ func (c *cluster) route(i int32) {
 
 // apply carries out a decision that is not Park: reject or dispatch.
 func (c *cluster) apply(i int32, d policy.Decision) {
-	switch d.Worker {
+	switch d.Action {
 	case policy.RejectBusy:
 		c.reject(i, StatusRejectedBusy, d.Reason)
 	case policy.RejectBackpressure:
 		c.reject(i, StatusRejectedBackpressure, d.Reason)
-	default:
+	case policy.Dispatch:
 		c.dispatch(i, d.Worker)
+	default:
+		panic(fmt.Sprintf("sim: policy returned action %v for request %d", d.Action, i))
 	}
 }
 
@@ -83,7 +85,7 @@ func (c *cluster) drain() {
 	for c.rt.queueLen() > 0 {
 		i := c.rt.queue[c.rt.qHead]
 		d := c.decide(i, true)
-		if d.Worker == policy.Park {
+		if d.Action == policy.Park {
 			return
 		}
 		r := c.reqs.at(i)

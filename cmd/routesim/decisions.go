@@ -43,15 +43,9 @@ func (t *decisionTrace) Decision(at sim.Time, id, attempt int, d policy.Decision
 	b = append(b, `,"attempt":`...)
 	b = strconv.AppendInt(b, int64(attempt), 10)
 	b = append(b, `,"outcome":`...)
-	switch d.Worker {
-	case policy.Park:
-		b = append(b, `"park"`...)
-	case policy.RejectBusy:
-		b = append(b, `"reject-busy"`...)
-	case policy.RejectBackpressure:
-		b = append(b, `"reject-backpressure"`...)
-	default:
-		b = append(b, `"dispatch","worker":`...)
+	b = strconv.AppendQuote(b, d.Action.String())
+	if d.Action == policy.Dispatch {
+		b = append(b, `,"worker":`...)
 		b = strconv.AppendInt(b, int64(d.Worker), 10)
 	}
 	b = append(b, `,"reason":`...)
