@@ -85,9 +85,8 @@ func (f *fitter) linearRound(p *model.Profile, floors map[string]float64) (next 
 		if a.records == nil {
 			continue
 		}
-		cfg := a.built.Config
-		cfg.Profile = p
-		log := &stepLog{prof: p, steps: make([][]stepFeat, cfg.Workers)}
+		cfg := a.built.Config.WithProfile(p)
+		log := &stepLog{prof: p, steps: make([][]stepFeat, cfg.NumWorkers())}
 		cfg.Observer = log
 		pol, err := a.spec.NewPolicy()
 		if err != nil {
@@ -315,8 +314,7 @@ func (f *fitter) hostFromUtil(p *model.Profile) float64 {
 		if !ok {
 			continue
 		}
-		cfg := a.built.Config
-		cfg.Profile = p
+		cfg := a.built.Config.WithProfile(p)
 		pol, err := a.spec.NewPolicy()
 		if err != nil {
 			continue
@@ -333,7 +331,7 @@ func (f *fitter) hostFromUtil(p *model.Profile) float64 {
 			excess += float64(w.BusyNs)
 			steps += float64(w.Steps)
 		}
-		excess -= u * window * float64(cfg.Workers)
+		excess -= u * window * float64(cfg.NumWorkers())
 	}
 	if steps == 0 {
 		return p.HostOverheadNs

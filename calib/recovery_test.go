@@ -93,7 +93,7 @@ func writeRuns(t *testing.T, dir string, records bool, truth *model.Profile, bas
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum := sim.Summarize(res, truth)
+		sum := sim.Summarize(res)
 		run := Run{Name: arm, Arm: arm, Setup: setup}
 		write := func(name string, fn func(*os.File) error) string {
 			f, err := os.Create(filepath.Join(dir, arm+"-"+name))

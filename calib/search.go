@@ -111,8 +111,7 @@ func (f *fitter) simulate(p *model.Profile, seed uint64) ([]Stats, []*sim.Result
 	var out []Stats
 	var results []*sim.Result
 	for _, a := range f.arms {
-		cfg := a.built.Config
-		cfg.Profile = p
+		cfg := a.built.Config.WithProfile(p)
 		cfg.Seed = seed
 		spec := a.spec
 		spec.Seed = seed

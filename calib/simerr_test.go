@@ -22,7 +22,7 @@ func TestFailedSimulationIsReported(t *testing.T) {
 	if l := f.lossOf(p); l >= 1e6 || f.simErr != nil {
 		t.Fatalf("a valid run: loss %g, error %v", l, f.simErr)
 	}
-	arms[0].built.Config.Worker.MaxNumSeqs = 0 // the engine refuses this configuration
+	arms[0].built.Config.Pools[0].Worker.MaxNumSeqs = 0 // the engine refuses this configuration
 	if l := f.lossOf(p); l < 1e6 {
 		t.Errorf("a failed run scored %g", l)
 	}

@@ -109,7 +109,7 @@ func simulatedStats(res *sim.Result, windowS float64) Stats {
 	if windowS > 0 {
 		g = res.GPUWindow(sim.Time(windowS * 1e9))
 	}
-	s["gpu_util_mean"] = g.Summarize(func(float64) float64 { return 0 }).UtilMean
+	s["gpu_util_mean"] = g.Summarize(func(int, float64) float64 { return 0 }).UtilMean
 	return keepCompared(s)
 }
 

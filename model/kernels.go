@@ -149,23 +149,14 @@ func readKernelFile(name string) *kernelFile {
 	return &f
 }
 
-// kernelRef picks the measured reference for a GPU: Vidur's A100 profile
-// (Meta-Llama-3-8B) for Ampere data-centre parts, its H100 profile
-// (Llama-2-7B) for Hopper, LLMServingSim's RTX 4090 profile
-// (Llama-3.1-8B) for the RTX 4090, and the A100 one, scaled by peak FLOP/s
-// and bandwidth, for anything else (flagged as a cross-architecture
-// transfer).
+// kernelRef is the measured reference library for a GPU: the catalogue's
+// kernel_library, or, for a GPU without one, Vidur's A100 profile
+// transferred by peak FLOP/s and bandwidth (a cross-architecture transfer).
 func kernelRef(g GPU) (file string, sameArch bool) {
-	name := strings.ToUpper(g.Name)
-	switch {
-	case name == "RTX-4090":
-		return "llmservingsim-rtx4090-llama-3.1-8b.json", true
-	case strings.HasPrefix(name, "A100"):
-		return "vidur-a100-llama-3-8b.json", true
-	case strings.HasPrefix(name, "H100"), strings.HasPrefix(name, "H200"):
-		return "vidur-h100-llama-2-7b.json", true
+	if g.KernelLibrary == "" {
+		return "vidur-a100-llama-3-8b.json", false
 	}
-	return "vidur-a100-llama-3-8b.json", false
+	return g.KernelLibrary, g.KernelSameArchitecture
 }
 
 // LinearCurveFor transfers the measured reference curve to deployment d:

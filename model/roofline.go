@@ -11,14 +11,13 @@ const (
 	RooflineHBMEfficiency = 0.8
 )
 
-// rooflineMFU is the prefill FLOP efficiency per GPU family (BLIS /
-// inference-sim hardware_config.json, "mfuPrefill"; calibrated in its
-// discussion #589): A100 0.38, H100 0.45; H200 shares H100's compute.
+// rooflineMFU is the GPU's prefill FLOP efficiency from the catalogue
+// (BLIS's mfuPrefill), or the Ampere-class 0.38 for a GPU without one.
 func rooflineMFU(g GPU) float64 {
-	if g.FP8FLOPS == 0 { // Ampere
-		return 0.38
+	if g.RooflineMFU > 0 {
+		return g.RooflineMFU
 	}
-	return 0.45
+	return 0.38
 }
 
 // Roofline estimates a step-time profile from peak FLOP/s and bandwidth:

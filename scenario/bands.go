@@ -71,12 +71,12 @@ func (b *Built) RunDraws(seed uint64, k, jobs, concurrency int, newPolicy func()
 				return err
 			}
 			c := *b
-			c.Config.Profile, c.Profile = p, p
+			c.Config, c.Profile = b.Config.WithProfile(p), p
 			res, _, err := c.RunWith(seed, concurrency, pol)
 			if err != nil {
 				return err
 			}
-			sums[i] = sim.Summarize(res, p)
+			sums[i] = sim.Summarize(res)
 			return nil
 		})
 	}

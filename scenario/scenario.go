@@ -250,7 +250,7 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := sim.Config{Workers: s.N, Worker: wc, Profile: prof, Seed: s.Seed, CheckInvariants: s.CheckInvariants,
+	cfg := sim.Config{Pools: sim.Single(s.N, wc, prof), Seed: s.Seed, CheckInvariants: s.CheckInvariants,
 		Router: sim.RouterConfig{
 			KVAware: entry.KVAware, EngineSignal: s.Policies.BusySignal == "engine",
 			KVEventLag: sim.Time(s.KVEventLag), MetricsLag: sim.Time(s.MetricsLag),
@@ -307,7 +307,7 @@ func (b *Built) ForSeed(seed uint64, concurrency int) (*sim.Workload, ClosedLoop
 		cfg.Concurrency = concurrency
 	}
 	cfg.Validate() // fills defaults; Build validated it
-	pop, wl := session.New(cfg, b.Config.Worker.BlockSize, seed)
+	pop, wl := session.New(cfg, b.Config.Front().Worker.BlockSize, seed)
 	return wl, pop
 }
 

@@ -23,8 +23,8 @@ func benchSetup(b *testing.B) (Config, *Workload) {
 		b.Fatal(err)
 	}
 	cfg := testConfig(8)
-	cfg.Worker = WorkerConfig{MaxNumSeqs: 256, MaxNumBatchedTokens: 2048, BlockSize: 64, KVBlocks: 2127, MaxModelLen: 40960}
-	cfg.Profile.StepBaseNs, cfg.Profile.PrefillNsPerToken, cfg.Profile.DecodeNsPerSeq = 16441532, 47837, 18206
+	cfg.Pools[0].Worker = WorkerConfig{MaxNumSeqs: 256, MaxNumBatchedTokens: 2048, BlockSize: 64, KVBlocks: 2127, MaxModelLen: 40960}
+	cfg.Pools[0].Profile.StepBaseNs, cfg.Pools[0].Profile.PrefillNsPerToken, cfg.Pools[0].Profile.DecodeNsPerSeq = 16441532, 47837, 18206
 	return cfg, wl
 }
 

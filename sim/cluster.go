@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 )
 
@@ -17,8 +18,9 @@ type Result struct {
 	Events   uint64
 	// GPU is the simulated NVML trace, sampled every NVMLPeriod from the
 	// first arrival until the last event (see GPUWindow for other windows).
-	GPU  GPUSamples
-	nvml *nvml
+	GPU      GPUSamples
+	nvml     *nvml
+	profiles []*model.Profile // per worker, for power
 }
 
 // After returns the result with only the requests that arrived at or
@@ -45,6 +47,19 @@ func (r *Result) GPUWindow(window Time) GPUSamples {
 	return r.nvml.samples(int((window + NVMLPeriod - 1) / NVMLPeriod))
 }
 
+// Event kinds, in the order they fire at equal times: arrivals at one
+// instant all land before any worker starts a step, so a burst is batched.
+const (
+	KindArrival  Kind = iota // a request reaches the frontend; Arg = request
+	KindResend               // a client re-sends a rejected request; Arg = request
+	KindFollowUp             // a closed-loop client sends its next request; Arg = request
+	KindKVEvent              // lagged KV events reach the router
+	KindRoute                // frontend done, the router decides; Arg = request
+	KindStepEnd              // a worker's step finishes; Arg = worker
+	KindKick                 // an idle worker looks for work; Arg = worker
+	KindTimeout              // a client's wait for a request runs out; Arg = request
+)
+
 // cluster wires the router stage to N workers and handles the events of
 // one run.
 type cluster struct {
@@ -70,22 +85,27 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if wl.BlockSize != cfg.Worker.BlockSize {
-		return nil, fmt.Errorf("sim: workload prepared for block size %d, workers use %d", wl.BlockSize, cfg.Worker.BlockSize)
+	if bs := cfg.Front().Worker.BlockSize; wl.BlockSize != bs {
+		return nil, fmt.Errorf("sim: workload prepared for block size %d, workers use %d", wl.BlockSize, bs)
 	}
 	c := &cluster{cfg: cfg, wl: wl, pol: pol, noise: Stream(cfg.Seed, "service")}
-	c.rt = newRouter(cfg.Workers, cfg.Router, cfg.Worker, c.eng.Now)
 	for i := range wl.Jobs {
 		c.reqs.add(newReqState(&wl.Jobs[i]))
 	}
-	c.nvml.active = make([][]Time, cfg.Workers)
-	c.workers = make([]*worker, cfg.Workers)
-	for i := range c.workers {
-		c.workers[i] = newWorker(i, cfg.Worker, &c.reqs)
-		if cfg.Router.KVAware {
-			c.workers[i].kv.Events = kvSink{c, int32(i)}
+	n := cfg.NumWorkers()
+	c.nvml.active = make([][]Time, n)
+	c.workers = make([]*worker, 0, n)
+	for pi := range cfg.Pools {
+		pool := &cfg.Pools[pi]
+		for k := 0; k < pool.N; k++ {
+			w := newWorker(len(c.workers), pool.Worker, pool.Profile, &c.reqs)
+			if cfg.Router.KVAware {
+				w.kv.Events = kvSink{c, int32(w.id)}
+			}
+			c.workers = append(c.workers, w)
 		}
 	}
+	c.rt = newRouter(c.workers, cfg.Router, c.eng.Now)
 	if len(wl.Jobs) > 0 {
 		c.eng.Schedule(wl.Jobs[0].Arrival, KindArrival, 0)
 	}
@@ -164,8 +184,8 @@ func (c *cluster) startStep(w *worker) {
 	if len(w.sched) == 0 {
 		return
 	}
-	ns := c.cfg.Profile.StepNs(b)
-	if s := c.cfg.Profile.NoiseSigma; s > 0 {
+	ns := w.prof.StepNs(b)
+	if s := w.prof.NoiseSigma; s > 0 {
 		ns *= math.Exp(s*c.noise.NormFloat64() - s*s/2)
 	}
 	dur := max(Time(math.Round(ns)), 1)
@@ -176,7 +196,7 @@ func (c *cluster) startStep(w *worker) {
 	if used := w.kv.Used(); used > w.stats.PeakBlocksUsed {
 		w.stats.PeakBlocksUsed = used
 	}
-	c.nvml.add(w.id, c.eng.Now()-c.wl.Jobs[0].Arrival, dur, Time(c.cfg.Profile.HostOverheadNs))
+	c.nvml.add(w.id, c.eng.Now()-c.wl.Jobs[0].Arrival, dur, Time(w.prof.HostOverheadNs))
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Step(w.id, c.eng.Now(), dur, b, len(w.sched), w.kv.Used())
 	}
@@ -235,6 +255,7 @@ func (c *cluster) result() (*Result, error) {
 		}
 	}
 	for i, w := range c.workers {
+		res.profiles = append(res.profiles, w.prof)
 		w.stats.CacheEvictions = w.kv.Evictions
 		res.Workers[i] = w.stats
 		if err := w.kv.Check(); err != nil {

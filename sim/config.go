@@ -3,17 +3,18 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 )
 
-// Config is one run's setup. Build WorkerConfig with ResolveWorker.
+// Config is one run's setup. Build each pool's WorkerConfig with
+// ResolveWorker.
 type Config struct {
-	Workers int          // N, the number of workers (each one GPU or TP group)
-	Worker  WorkerConfig // identical for every worker
-	Profile *model.Profile
+	// Pools are the groups of workers behind the router; worker indices
+	// run through the pools in order. Today every run has one aggregated
+	// pool (Single); mixed GPUs and prefill/decode roles add pools.
+	Pools []Pool
 	// Seed drives every random stream of the run (service noise, router
 	// tie-breaks); the same seed and inputs give identical results.
 	Seed uint64
@@ -31,6 +32,59 @@ type Config struct {
 	// whose next request depends on when their previous one ended. It has
 	// per-run state, so each run needs its own.
 	FollowUp FollowUp
+}
+
+// Role is what a pool's workers do.
+type Role uint8
+
+// Worker roles. RoleAggregated workers prefill and decode their own
+// requests (vLLM without disaggregation).
+const RoleAggregated Role = iota
+
+// Pool is a group of identical workers: same engine configuration and
+// step-time profile.
+type Pool struct {
+	Role    Role
+	N       int // workers in the pool (each one GPU or TP group)
+	Worker  WorkerConfig
+	Profile *model.Profile
+}
+
+// Single is the configuration of n identical aggregated workers.
+func Single(n int, w WorkerConfig, p *model.Profile) []Pool {
+	return []Pool{{Role: RoleAggregated, N: n, Worker: w, Profile: p}}
+}
+
+// NumWorkers is the number of workers over all pools.
+func (c *Config) NumWorkers() int {
+	n := 0
+	for _, p := range c.Pools {
+		n += p.N
+	}
+	return n
+}
+
+// Front is the pool whose settings the cluster's front applies to every
+// request: the frontend delay (its profile) and the max-model-len check.
+// It is the first pool.
+func (c *Config) Front() *Pool { return &c.Pools[0] }
+
+// WithN returns c with its first pool resized to n workers (a sweep's
+// cluster-size axis); the pools are copied, so c is unchanged.
+func (c Config) WithN(n int) Config {
+	c.Pools = append([]Pool(nil), c.Pools...)
+	c.Pools[0].N = n
+	return c
+}
+
+// WithProfile returns c with every pool running profile p (a calibration
+// candidate, a posterior draw); the pools are copied.
+func (c Config) WithProfile(p *model.Profile) Config {
+	c.Pools = append([]Pool(nil), c.Pools...)
+	for i := range c.Pools {
+		c.Pools[i].Profile = p
+	}
+	return c
 }
 
 // FollowUp is a closed-loop client population.
@@ -59,10 +113,49 @@ type StepObserver interface {
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	if c.Workers < 1 || c.Workers > 4096 {
-		bad("--n %d must be in [1, 4096]", c.Workers)
+	if len(c.Pools) == 0 {
+		bad("no worker pools")
 	}
-	w := c.Worker
+	if n := c.NumWorkers(); n < 1 || n > 4096 {
+		bad("--n %d must be in [1, 4096]", n)
+	}
+	for i := range c.Pools {
+		pool := &c.Pools[i]
+		if pool.N < 1 {
+			bad("pool %d: %d workers (want ≥ 1)", i, pool.N)
+		}
+		if pool.Role != RoleAggregated {
+			bad("pool %d: unknown role %d", i, pool.Role)
+		}
+		if i > 0 && pool.Worker.BlockSize != c.Pools[0].Worker.BlockSize {
+			bad("pool %d: block size %d differs from pool 0's %d (requests are hashed once)", i, pool.Worker.BlockSize, c.Pools[0].Worker.BlockSize)
+		}
+		errs = append(errs, pool.Worker.validate()...)
+		if pool.Profile == nil {
+			bad("no step-time profile")
+		} else if err := pool.Profile.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.Router.KVEventLag < 0 || c.Router.MetricsLag < 0 {
+		bad("--kv-event-lag and --metrics-lag must be ≥ 0")
+	}
+	if c.Router.Retries < 0 || c.Router.Retries > 100 {
+		bad("--retry %d must be in [0, 100]", c.Router.Retries)
+	}
+	if c.Router.Timeout < 0 {
+		bad("--request-timeout must be ≥ 0 (0 = none)")
+	}
+	if c.Router.Retries > 0 && c.Router.RetryBackoff <= 0 {
+		bad("--retry-backoff must be > 0 when --retry is set")
+	}
+	return errors.Join(errs...)
+}
+
+// validate reports every problem of one engine configuration.
+func (w WorkerConfig) validate() []error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if w.MaxNumSeqs < 1 {
 		bad("--max-num-seqs %d must be ≥ 1", w.MaxNumSeqs)
 	}
@@ -81,24 +174,7 @@ func (c *Config) Validate() error {
 		bad("--max-model-len %d needs more KV than a worker has (%d blocks × %d = %d tokens); lower it or raise --gpu-memory-utilization",
 			w.MaxModelLen, w.KVBlocks, w.BlockSize, w.KVBlocks*w.BlockSize)
 	}
-	if c.Router.KVEventLag < 0 || c.Router.MetricsLag < 0 {
-		bad("--kv-event-lag and --metrics-lag must be ≥ 0")
-	}
-	if c.Router.Retries < 0 || c.Router.Retries > 100 {
-		bad("--retry %d must be in [0, 100]", c.Router.Retries)
-	}
-	if c.Router.Timeout < 0 {
-		bad("--request-timeout must be ≥ 0 (0 = none)")
-	}
-	if c.Router.Retries > 0 && c.Router.RetryBackoff <= 0 {
-		bad("--retry-backoff must be > 0 when --retry is set")
-	}
-	if c.Profile == nil {
-		bad("no step-time profile")
-	} else if err := c.Profile.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // EngineFlags are the user's engine knobs; a zero field means vLLM's default.
@@ -116,11 +192,10 @@ type EngineFlags struct {
 	KVCacheTokens        int
 }
 
-// ResolveWorker fills vLLM's defaults and derives the KV capacity.
-// vLLM's API server uses 8192 batched tokens and 1024 sequences on GPUs with
-// at least 70 GiB that are not A100s, and 2048 / 256 otherwise; max_num_seqs
-// never exceeds max_num_batched_tokens; max_model_len defaults to the
-// model's max_position_embeddings.
+// ResolveWorker fills vLLM's defaults and derives the KV capacity. The
+// batch defaults are the GPU's catalogue entry (vLLM's API-server rule);
+// max_num_seqs never exceeds max_num_batched_tokens; max_model_len defaults
+// to the model's max_position_embeddings.
 func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	var errs []error
 	if f.GPUMemoryUtilization == 0 {
@@ -133,10 +208,9 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	if err := CheckBlockSize(f.BlockSize); err != nil {
 		errs = append(errs, err)
 	}
-	large := dep.GPU.MemoryBytes >= 70*model.GiB && !strings.Contains(strings.ToLower(dep.GPU.Name), "a100")
-	seqs, tokens := 256, 2048
-	if large {
-		seqs, tokens = 1024, 8192
+	seqs, tokens := dep.GPU.VLLMMaxNumSeqs, dep.GPU.VLLMMaxNumBatchedTokens
+	if seqs < 1 || tokens < 1 { // a GPU from outside the catalogue
+		seqs, tokens = 256, 2048
 	}
 	if f.MaxNumBatchedTokens == 0 {
 		f.MaxNumBatchedTokens = tokens

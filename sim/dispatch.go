@@ -21,13 +21,14 @@ func (c *cluster) submit(i int32) {
 		r.deadline = c.eng.Now() + t
 		c.eng.Schedule(r.deadline, KindTimeout, i)
 	}
-	if total := j.InputTokens + j.OutputTokens; total > c.cfg.Worker.MaxModelLen {
+	front := c.cfg.Front()
+	if total := j.InputTokens + j.OutputTokens; total > front.Worker.MaxModelLen {
 		c.end(i, StatusRejectedTooLong, fmt.Sprintf(
 			"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion).",
-			c.cfg.Worker.MaxModelLen, total, j.InputTokens, j.OutputTokens))
+			front.Worker.MaxModelLen, total, j.InputTokens, j.OutputTokens))
 		return
 	}
-	delay := Time(math.Round(c.cfg.Profile.FrontendDelayNs(j.InputTokens)))
+	delay := Time(math.Round(front.Profile.FrontendDelayNs(j.InputTokens)))
 	if delay == 0 {
 		c.route(i)
 		return

@@ -18,21 +18,9 @@ func (t Time) Seconds() float64 { return float64(t) / 1e9 }
 // Ms converts t to float milliseconds.
 func (t Time) Ms() float64 { return float64(t) / 1e6 }
 
-// Kind says what an event does.
+// Kind says what an event does. The engine only orders events by it (at
+// equal times, lower kinds fire first); the cluster declares the kinds.
 type Kind uint8
-
-// Event kinds, in the order they fire at equal times: arrivals at one
-// instant all land before any worker starts a step, so a burst is batched.
-const (
-	KindArrival  Kind = iota // a request reaches the frontend; Arg = request
-	KindResend               // a client re-sends a rejected request; Arg = request
-	KindFollowUp             // a closed-loop client sends its next request; Arg = request
-	KindKVEvent              // lagged KV events reach the router
-	KindRoute                // frontend done, the router decides; Arg = request
-	KindStepEnd              // a worker's step finishes; Arg = worker
-	KindKick                 // an idle worker looks for work; Arg = worker
-	KindTimeout              // a client's wait for a request runs out; Arg = request
-)
 
 // Event is one scheduled occurrence. Events at the same time fire by Kind,
 // then in scheduling order (Seq), so runs are deterministic.

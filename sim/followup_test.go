@@ -59,7 +59,7 @@ func (c *chatClients) Ended(j *Job, s Status, at Time) *Job {
 func TestClosedLoopTurnsReuseTheWholeConversation(t *testing.T) {
 	const clients, turns = 3, 4
 	cfg := testConfig(1)
-	cfg.Worker.BlockSize, cfg.Worker.MaxModelLen = 16, 16000
+	cfg.Pools[0].Worker.BlockSize, cfg.Pools[0].Worker.MaxModelLen = 16, 16000
 	cc := newChatClients(16, turns, 50*Millisecond)
 	cfg.FollowUp = cc
 	wl := &Workload{Name: "chat", BlockSize: 16}

@@ -16,11 +16,7 @@ func testProfile() *model.Profile {
 }
 
 func testConfig(n int) Config {
-	return Config{
-		Workers: n,
-		Worker:  WorkerConfig{MaxNumSeqs: 8, MaxNumBatchedTokens: 2048, BlockSize: 64, KVBlocks: 1000, MaxModelLen: 40000},
-		Profile: testProfile(),
-	}
+	return Config{Pools: Single(n, WorkerConfig{MaxNumSeqs: 8, MaxNumBatchedTokens: 2048, BlockSize: 64, KVBlocks: 1000, MaxModelLen: 40000}, testProfile())}
 }
 
 // treq is a hand-built request: arrival, lengths and Mooncake hash ids
@@ -71,14 +67,14 @@ type stepRec struct {
 
 func (l *stepLog) Step(w int, start, dur Time, b model.Batch, seqs, kv int) {
 	l.t.Helper()
-	if tok := b.PrefillTokens + b.DecodeSeqs; tok > l.cfg.Worker.MaxNumBatchedTokens {
-		l.t.Errorf("worker %d step at %d: %d tokens > budget %d", w, start, tok, l.cfg.Worker.MaxNumBatchedTokens)
+	if tok := b.PrefillTokens + b.DecodeSeqs; tok > l.cfg.Pools[0].Worker.MaxNumBatchedTokens {
+		l.t.Errorf("worker %d step at %d: %d tokens > budget %d", w, start, tok, l.cfg.Pools[0].Worker.MaxNumBatchedTokens)
 	}
-	if seqs > l.cfg.Worker.MaxNumSeqs {
-		l.t.Errorf("worker %d step at %d: %d sequences > max %d", w, start, seqs, l.cfg.Worker.MaxNumSeqs)
+	if seqs > l.cfg.Pools[0].Worker.MaxNumSeqs {
+		l.t.Errorf("worker %d step at %d: %d sequences > max %d", w, start, seqs, l.cfg.Pools[0].Worker.MaxNumSeqs)
 	}
-	if kv > l.cfg.Worker.KVBlocks {
-		l.t.Errorf("worker %d step at %d: %d KV blocks in use > capacity %d", w, start, kv, l.cfg.Worker.KVBlocks)
+	if kv > l.cfg.Pools[0].Worker.KVBlocks {
+		l.t.Errorf("worker %d step at %d: %d KV blocks in use > capacity %d", w, start, kv, l.cfg.Pools[0].Worker.KVBlocks)
 	}
 	l.steps = append(l.steps, stepRec{w, start, dur, b, seqs, kv})
 }
@@ -94,7 +90,7 @@ func simulateWith(t *testing.T, cfg Config, tr *workload.Trace, pol policy.Polic
 	log := &stepLog{t: t, cfg: cfg}
 	cfg.Observer = log
 	cfg.CheckInvariants = true
-	wl, err := workload.Prepare(tr, cfg.Worker.BlockSize)
+	wl, err := workload.Prepare(tr, cfg.Pools[0].Worker.BlockSize)
 	if err != nil {
 		t.Fatal(err)
 	}

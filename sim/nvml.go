@@ -66,13 +66,13 @@ type GPUStats struct {
 }
 
 // Summarize computes GPU statistics with power(util) in watts.
-func (g GPUSamples) Summarize(power func(util float64) float64) GPUStats {
+func (g GPUSamples) Summarize(power func(w int, util float64) float64) GPUStats {
 	st := GPUStats{}
 	means := make([]float64, len(g.Util))
 	for w, us := range g.Util {
 		var s GPUSummary
 		for _, u := range us {
-			p := power(u)
+			p := power(w, u)
 			s.UtilMean += u / float64(len(us))
 			s.PowerMeanW += p / float64(len(us))
 			s.PowerMaxW = math.Max(s.PowerMaxW, p)

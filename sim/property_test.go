@@ -38,12 +38,12 @@ func TestInvariantsOnRandomRuns(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 99))
 		cfg := testConfig(1 + rng.IntN(4))
 		cfg.Seed = seed
-		cfg.Worker.BlockSize = []int{16, 32, 64}[rng.IntN(3)]
-		cfg.Worker.MaxNumSeqs = 1 + rng.IntN(16)
-		cfg.Worker.MaxNumBatchedTokens = 64 + rng.IntN(4096)
-		cfg.Worker.MaxModelLen = 3000 // some requests are too long
-		cfg.Worker.KVBlocks = (3000+cfg.Worker.BlockSize-1)/cfg.Worker.BlockSize + rng.IntN(200)
-		cfg.Profile.NoiseSigma = rng.Float64() * 0.5
+		cfg.Pools[0].Worker.BlockSize = []int{16, 32, 64}[rng.IntN(3)]
+		cfg.Pools[0].Worker.MaxNumSeqs = 1 + rng.IntN(16)
+		cfg.Pools[0].Worker.MaxNumBatchedTokens = 64 + rng.IntN(4096)
+		cfg.Pools[0].Worker.MaxModelLen = 3000 // some requests are too long
+		cfg.Pools[0].Worker.KVBlocks = (3000+cfg.Pools[0].Worker.BlockSize-1)/cfg.Pools[0].Worker.BlockSize + rng.IntN(200)
+		cfg.Pools[0].Profile.NoiseSigma = rng.Float64() * 0.5
 		reqs := randomTrace(rng, 1+rng.IntN(60))
 		res, _ := simulate(t, cfg, mkTrace(*reqs...))
 		s := Summarize(res)
@@ -57,7 +57,7 @@ func TestSameSeedSameResult(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	reqs := randomTrace(rng, 80)
 	cfg := testConfig(3)
-	cfg.Profile.NoiseSigma = 0.3
+	cfg.Pools[0].Profile.NoiseSigma = 0.3
 	cfg.Seed = 42
 	a, _ := simulate(t, cfg, mkTrace(*reqs...))
 	b, _ := simulate(t, cfg, mkTrace(*reqs...))

@@ -7,8 +7,8 @@ package sim
 // published KV usage (after MetricsLag).
 type router struct {
 	blockSize  int
-	mnbt       int
-	capacity   int
+	mnbt       []int // per worker, from its pool
+	capacity   []int
 	inFlight   []int
 	prefill    []int        // uncached prompt tokens awaiting a first token
 	refs       []blockIndex // in-flight prompt blocks, refcounted (KV-aware only)
@@ -64,17 +64,21 @@ type usageSample struct {
 	used int
 }
 
-func newRouter(n int, rc RouterConfig, wc WorkerConfig, now func() Time) *router {
+func newRouter(workers []*worker, rc RouterConfig, now func() Time) *router {
+	n := len(workers)
 	r := &router{
-		blockSize: wc.BlockSize, mnbt: wc.MaxNumBatchedTokens, capacity: wc.KVBlocks,
+		blockSize: workers[0].cfg.BlockSize, mnbt: make([]int, n), capacity: make([]int, n),
 		inFlight: make([]int, n), prefill: make([]int, n), now: now, metricsLag: rc.MetricsLag,
+	}
+	for w, wk := range workers {
+		r.mnbt[w], r.capacity[w] = wk.cfg.MaxNumBatchedTokens, wk.cfg.KVBlocks
 	}
 	if rc.KVAware {
 		r.refs = make([]blockIndex, n)
 		r.index = make([]blockIndex, n)
 		for w := 0; w < n; w++ {
-			r.refs[w] = newBlockIndex(wc.KVBlocks)
-			r.index[w] = newBlockIndex(wc.KVBlocks)
+			r.refs[w] = newBlockIndex(r.capacity[w])
+			r.index[w] = newBlockIndex(r.capacity[w])
 		}
 	}
 	if rc.EngineSignal {
@@ -96,10 +100,10 @@ func (r *router) InFlight(w int) int { return r.inFlight[w] }
 func (r *router) PrefillTokens(w int) int { return r.prefill[w] }
 
 // KVCapacity implements policy.View.
-func (r *router) KVCapacity(int) int { return r.capacity }
+func (r *router) KVCapacity(w int) int { return r.capacity[w] }
 
 // MaxNumBatchedTokens implements policy.View.
-func (r *router) MaxNumBatchedTokens(int) int { return r.mnbt }
+func (r *router) MaxNumBatchedTokens(w int) int { return r.mnbt[w] }
 
 // QueuedISLTokens implements policy.View.
 func (r *router) QueuedISLTokens() int { return r.queuedISL }

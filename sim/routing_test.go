@@ -29,8 +29,8 @@ func kvConfig(n int) Config {
 // serves everything.
 func TestBurstKVAdmissionRejectsRoundRobinQueues(t *testing.T) {
 	cfg := kvConfig(1)
-	cfg.Worker.KVBlocks = 100 // 6,400 tokens
-	cfg.Worker.MaxModelLen = 6400
+	cfg.Pools[0].Worker.KVBlocks = 100 // 6,400 tokens
+	cfg.Pools[0].Worker.MaxModelLen = 6400
 	var reqs []treq
 	for i := 0; i < 10; i++ {
 		reqs = append(reqs, treq{at: 0, isl: 1024, osl: 50}) // 16 blocks each, all distinct
@@ -61,7 +61,7 @@ func TestBurstKVAdmissionRejectsRoundRobinQueues(t *testing.T) {
 
 func TestBackpressureParksFCFSThenRejectsAtBound(t *testing.T) {
 	cfg := kvConfig(1)
-	cfg.Worker.MaxNumBatchedTokens = 256
+	cfg.Pools[0].Worker.MaxNumBatchedTokens = 256
 	p := policy.DefaultParams()
 	p.RouterQueueThreshold = 1 // park while the worker has > 256 prefill tokens pending
 	var reqs []treq
@@ -136,8 +136,8 @@ func TestStaleKVEventsReduceCacheHits(t *testing.T) {
 
 func TestRetriesAfterRejection(t *testing.T) {
 	cfg := kvConfig(1)
-	cfg.Worker.KVBlocks = 100
-	cfg.Worker.MaxModelLen = 6400
+	cfg.Pools[0].Worker.KVBlocks = 100
+	cfg.Pools[0].Worker.MaxModelLen = 6400
 	cfg.Router.Retries = 3
 	cfg.Router.RetryBackoff = 100 * Millisecond
 	var reqs []treq
@@ -193,8 +193,8 @@ func TestEverySignalAndPolicyConserves(t *testing.T) {
 	for _, name := range policy.Names() {
 		for _, engine := range []bool{false, true} {
 			cfg := kvConfig(3)
-			cfg.Worker.KVBlocks = 80
-			cfg.Worker.MaxModelLen = 5000
+			cfg.Pools[0].Worker.KVBlocks = 80
+			cfg.Pools[0].Worker.MaxModelLen = 5000
 			cfg.Router.EngineSignal = engine
 			cfg.Router.MetricsLag = 5 * Millisecond
 			cfg.Router.KVEventLag = Millisecond

@@ -3,8 +3,6 @@ package sim
 import (
 	"math"
 	"sort"
-
-	"github.com/routesim/routesim/model"
 )
 
 // Summary is a run's headline metrics. Latencies are in milliseconds and
@@ -59,9 +57,9 @@ type WorkerSummary struct {
 	Evictions     int     `json:"cache_evictions"`
 }
 
-// Summarize computes a run's summary; power comes from the profile that
-// ran it (nil leaves power at 0).
-func Summarize(res *Result, prof ...*model.Profile) Summary {
+// Summarize computes a run's summary; each GPU's power comes from the
+// profile its worker ran.
+func Summarize(res *Result) Summary {
 	s := Summary{Offered: len(res.Records), Rejected: map[string]int{}, TTFTOfferedMs: map[string]*float64{}, RetriedRejections: map[string]int{}}
 	var ttft, ttst, itl, e2e, isl, osl, offered, queued []float64
 	var first, last Time = math.MaxInt64, math.MinInt64
@@ -144,10 +142,11 @@ func Summarize(res *Result, prof ...*model.Profile) Summary {
 	if looked > 0 {
 		s.PrefixHitRate = float64(hit) / float64(looked)
 	}
-	power := func(float64) float64 { return 0 }
-	if len(prof) > 0 && prof[0] != nil {
-		power = prof[0].PowerW
-	}
-	s.GPU = res.GPU.Summarize(power)
+	s.GPU = res.GPU.Summarize(func(w int, u float64) float64 {
+		if w < len(res.profiles) && res.profiles[w] != nil {
+			return res.profiles[w].PowerW(u)
+		}
+		return 0
+	})
 	return s
 }

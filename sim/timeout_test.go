@@ -14,8 +14,8 @@ import (
 // finds none referenced); every completed request finished within T.
 func TestClientTimeouts(t *testing.T) {
 	cfg := testConfig(1)
-	cfg.Worker.MaxNumSeqs = 4
-	cfg.Worker.MaxNumBatchedTokens = 512
+	cfg.Pools[0].Worker.MaxNumSeqs = 4
+	cfg.Pools[0].Worker.MaxNumBatchedTokens = 512
 	const T = 3 * Second
 	cfg.Router.Timeout = T
 	var reqs []treq
@@ -62,8 +62,8 @@ func TestClientTimeouts(t *testing.T) {
 // 71 ms, in prefill.
 func TestTimeoutLeavesRouterQueue(t *testing.T) {
 	cfg := kvConfig(1)
-	cfg.Worker.MaxNumBatchedTokens = 64
-	cfg.Profile.FrontendNsPerInputToken = 10e3
+	cfg.Pools[0].Worker.MaxNumBatchedTokens = 64
+	cfg.Pools[0].Profile.FrontendNsPerInputToken = 10e3
 	cfg.Router.Timeout = 70 * Millisecond
 	p := policy.DefaultParams()
 	p.RouterQueueThreshold = 1
@@ -85,11 +85,11 @@ func TestInvariantsWithTimeouts(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		cfg := testConfig(1 + rng.IntN(3))
 		cfg.Seed = seed
-		cfg.Worker.BlockSize = []int{16, 64}[rng.IntN(2)]
-		cfg.Worker.MaxNumSeqs = 1 + rng.IntN(8)
-		cfg.Worker.MaxNumBatchedTokens = 64 + rng.IntN(2048)
-		cfg.Worker.MaxModelLen = 3000
-		cfg.Worker.KVBlocks = (3000+cfg.Worker.BlockSize-1)/cfg.Worker.BlockSize + rng.IntN(100)
+		cfg.Pools[0].Worker.BlockSize = []int{16, 64}[rng.IntN(2)]
+		cfg.Pools[0].Worker.MaxNumSeqs = 1 + rng.IntN(8)
+		cfg.Pools[0].Worker.MaxNumBatchedTokens = 64 + rng.IntN(2048)
+		cfg.Pools[0].Worker.MaxModelLen = 3000
+		cfg.Pools[0].Worker.KVBlocks = (3000+cfg.Pools[0].Worker.BlockSize-1)/cfg.Pools[0].Worker.BlockSize + rng.IntN(100)
 		cfg.Router.Timeout = Time(1+rng.IntN(3000)) * Millisecond
 		reqs := randomTrace(rng, 1+rng.IntN(80))
 		res, _ := simulate(t, cfg, mkTrace(*reqs...))

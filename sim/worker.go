@@ -57,7 +57,8 @@ type schedEntry struct {
 type worker struct {
 	id      int
 	cfg     WorkerConfig
-	reqs    *reqStore // shared with the cluster
+	prof    *model.Profile // its pool's step-time model
+	reqs    *reqStore      // shared with the cluster
 	kv      *KVCache
 	waiting []int32 // waiting[wHead:] is the queue
 	wHead   int
@@ -81,8 +82,8 @@ type WorkerStats struct {
 	BatchedTokensSum int // for the mean tokens per step
 }
 
-func newWorker(id int, cfg WorkerConfig, reqs *reqStore) *worker {
-	return &worker{id: id, cfg: cfg, reqs: reqs, kv: NewKVCache(cfg.KVBlocks), stats: WorkerStats{KVBlocks: cfg.KVBlocks}}
+func newWorker(id int, cfg WorkerConfig, prof *model.Profile, reqs *reqStore) *worker {
+	return &worker{id: id, cfg: cfg, prof: prof, reqs: reqs, kv: NewKVCache(cfg.KVBlocks), stats: WorkerStats{KVBlocks: cfg.KVBlocks}}
 }
 
 func (w *worker) enqueue(r int32) { w.waiting = append(w.waiting, r) }

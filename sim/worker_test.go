@@ -8,7 +8,7 @@ import (
 
 func TestBatchBudgetAndSeqLimit(t *testing.T) {
 	cfg := testConfig(1)
-	cfg.Worker.MaxNumSeqs = 4
+	cfg.Pools[0].Worker.MaxNumSeqs = 4
 	var reqs []treq
 	for i := 0; i < 20; i++ {
 		reqs = append(reqs, treq{at: 0, isl: 1000, osl: 20})
@@ -16,7 +16,7 @@ func TestBatchBudgetAndSeqLimit(t *testing.T) {
 	res, log := simulate(t, cfg, mkTrace(reqs...))
 	full, maxSeqs := false, 0
 	for _, s := range log.steps {
-		full = full || s.b.PrefillTokens+s.b.DecodeSeqs == cfg.Worker.MaxNumBatchedTokens
+		full = full || s.b.PrefillTokens+s.b.DecodeSeqs == cfg.Pools[0].Worker.MaxNumBatchedTokens
 		maxSeqs = max(maxSeqs, s.seqs)
 	}
 	if !full {
@@ -78,7 +78,7 @@ func TestSharedPrefixHitsCacheAndShortensTTFT(t *testing.T) {
 
 func TestPrefixCachingCanBeDisabled(t *testing.T) {
 	cfg := testConfig(1)
-	cfg.Worker.NoPrefixCaching = true
+	cfg.Pools[0].Worker.NoPrefixCaching = true
 	ids := seqIDs(0, 8)
 	res, _ := simulate(t, cfg, mkTrace(treq{at: 0, isl: 4096, osl: 2, ids: ids}, treq{at: Second, isl: 4096, osl: 2, ids: ids}))
 	if c := res.Records[1].CachedTokens; c != 0 {
@@ -88,9 +88,9 @@ func TestPrefixCachingCanBeDisabled(t *testing.T) {
 
 func TestPreemptionWhenKVExhausted(t *testing.T) {
 	cfg := testConfig(1)
-	cfg.Worker.BlockSize = 16
-	cfg.Worker.KVBlocks = 40 // 640 tokens
-	cfg.Worker.MaxModelLen = 600
+	cfg.Pools[0].Worker.BlockSize = 16
+	cfg.Pools[0].Worker.KVBlocks = 40 // 640 tokens
+	cfg.Pools[0].Worker.MaxModelLen = 600
 	var reqs []treq
 	for i := 0; i < 4; i++ {
 		reqs = append(reqs, treq{at: 0, isl: 100, osl: 400})
@@ -107,8 +107,8 @@ func TestPreemptionWhenKVExhausted(t *testing.T) {
 	for _, st := range log.steps {
 		peak = max(peak, st.kv)
 	}
-	if peak != cfg.Worker.KVBlocks {
-		t.Errorf("peak KV use %d blocks; the run should fill all %d before preempting", peak, cfg.Worker.KVBlocks)
+	if peak != cfg.Pools[0].Worker.KVBlocks {
+		t.Errorf("peak KV use %d blocks; the run should fill all %d before preempting", peak, cfg.Pools[0].Worker.KVBlocks)
 	}
 	// Newest first: the request admitted last is preempted, the first never.
 	if res.Records[0].Preemptions != 0 || res.Records[3].Preemptions == 0 {
@@ -119,7 +119,7 @@ func TestPreemptionWhenKVExhausted(t *testing.T) {
 
 func TestOverLengthRejectedWithReason(t *testing.T) {
 	cfg := testConfig(2)
-	cfg.Worker.MaxModelLen = 1000
+	cfg.Pools[0].Worker.MaxModelLen = 1000
 	res, _ := simulate(t, cfg, mkTrace(treq{at: 0, isl: 900, osl: 200}, treq{at: 0, isl: 500, osl: 100}))
 	r := res.Records[0]
 	if r.Status != StatusRejectedTooLong || r.Worker != -1 || r.Status.HTTPCode() != 400 {

@@ -199,8 +199,8 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 		slice = int(p.Seed - r.Grid.BaseSeed)
 	}
 	b := builds[buildKey{p.RateScale, p.Policy, slice, p.Rate}]
-	cfg := b.Config
-	cfg.Workers, cfg.Seed = p.N, p.Seed
+	cfg := b.Config.WithN(p.N)
+	cfg.Seed = p.Seed
 	s := r.Base
 	s.Policy, s.Seed = p.Policy, p.Seed
 	pol, err := s.NewPolicy()
@@ -211,7 +211,7 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	if err != nil {
 		return fmt.Errorf("point %s: %w", p.Key(), err)
 	}
-	out := Result{Point: p, Summary: sim.Summarize(res, b.Profile)}
+	out := Result{Point: p, Summary: sim.Summarize(res)}
 	for i := range res.Records {
 		rec := &res.Records[i]
 		out.ArrivalS = append(out.ArrivalS, rec.Arrival.Seconds())
@@ -226,7 +226,7 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	}
 	if r.Uncertainty > 0 {
 		c := *b
-		c.Config.Workers = p.N
+		c.Config = b.Config.WithN(p.N)
 		method, modelErr, draws, err := c.RunDraws(p.Seed, r.Uncertainty, 1, p.Concurrency, s.NewPolicy)
 		if err != nil {
 			return fmt.Errorf("point %s: --uncertainty: %w", p.Key(), err)

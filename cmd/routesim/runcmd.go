@@ -66,7 +66,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	sum := sim.Summarize(res, st.Profile)
+	sum := sim.Summarize(res)
 	if *draws > 0 {
 		if sum.Uncertainty, err = st.RunBands(f.Seed, *draws, 0, f.NewPolicy); err != nil {
 			return usageError{fmt.Errorf("--uncertainty: %w", err)}
@@ -159,7 +159,7 @@ func writeRunOutputs(dir string, f *scenario.Spec, st *scenario.Built, res *sim.
 	m := manifest{
 		Tool: "routesim", Version: Version, Command: "run", Flags: f,
 		Trace:   ti,
-		Worker:  st.Config.Worker,
+		Worker:  st.Config.Front().Worker,
 		Profile: st.Profile, KVPerTok: st.Deploy.Model.KVBytesPerToken(st.Deploy.KVDtypeBytes),
 	}
 	steps := []struct {
@@ -200,10 +200,10 @@ func writeJSON(w io.Writer, v any) error {
 func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summary) error {
 	p := st.Profile
 	fmt.Fprintf(w, "routesim %s: %s (%d requests), %d × %s, %s tp%d, policy %s, seed %d\n",
-		Version, workloadName(st), s.Offered, st.Config.Workers, st.Deploy.GPU.Name, st.Deploy.Model.Name, st.Deploy.TP, f.Policy, f.Seed)
+		Version, workloadName(st), s.Offered, st.Config.NumWorkers(), st.Deploy.GPU.Name, st.Deploy.Model.Name, st.Deploy.TP, f.Policy, f.Seed)
 	fmt.Fprintf(w, "profile %s [%s]; KV %d blocks × %d tokens per worker; max-num-batched-tokens %d, max-num-seqs %d, max-model-len %d\n\n",
-		p.Name, p.Kind, st.Config.Worker.KVBlocks, st.Config.Worker.BlockSize,
-		st.Config.Worker.MaxNumBatchedTokens, st.Config.Worker.MaxNumSeqs, st.Config.Worker.MaxModelLen)
+		p.Name, p.Kind, st.Config.Front().Worker.KVBlocks, st.Config.Front().Worker.BlockSize,
+		st.Config.Front().Worker.MaxNumBatchedTokens, st.Config.Front().Worker.MaxNumSeqs, st.Config.Front().Worker.MaxModelLen)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "offered\tcompleted\tcompleteness\t%s\t\n", strings.Join(rejectedKeys(), "\t"))
 	fmt.Fprintf(tw, "%d\t%d\t%.1f%%\t", s.Offered, s.Completed, 100*s.Completeness)

@@ -33,9 +33,9 @@ func replayRun(t *testing.T, maxModelLen int) (*sim.Result, *Replay) {
 		t.Fatal(err)
 	}
 	rep, open := NewReplay(wl)
-	cfg := sim.Config{Workers: 1, FollowUp: rep, CheckInvariants: true,
-		Worker:  sim.WorkerConfig{MaxNumSeqs: 8, MaxNumBatchedTokens: 2048, BlockSize: 64, KVBlocks: 500, MaxModelLen: maxModelLen},
-		Profile: &model.Profile{Name: "t", GPU: "g", Model: "m", TP: 1, Quant: model.BF16, Kind: "roofline", StepBaseNs: 5e6, PrefillNsPerToken: 10e3}}
+	cfg := sim.Config{FollowUp: rep, CheckInvariants: true,
+		Pools: sim.Single(1, sim.WorkerConfig{MaxNumSeqs: 8, MaxNumBatchedTokens: 2048, BlockSize: 64, KVBlocks: 500, MaxModelLen: maxModelLen},
+			&model.Profile{Name: "t", GPU: "g", Model: "m", TP: 1, Quant: model.BF16, Kind: "roofline", StepBaseNs: 5e6, PrefillNsPerToken: 10e3})}
 	p := policy.DefaultParams()
 	p.Rand = sim.Stream(0, "router")
 	pol, _ := policy.New("round-robin", p)

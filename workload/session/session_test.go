@@ -21,10 +21,10 @@ func runPop(t *testing.T, cfg Config, n int, pol string, seed uint64) (*sim.Resu
 		t.Fatal(err)
 	}
 	pop, wl := New(cfg, 32, seed)
-	sc := sim.Config{Workers: n, Seed: seed, CheckInvariants: true, FollowUp: pop,
-		Worker:  sim.WorkerConfig{MaxNumSeqs: 64, MaxNumBatchedTokens: 4096, BlockSize: 32, KVBlocks: 4000, MaxModelLen: 64000},
-		Profile: &model.Profile{Name: "t", GPU: "g", Model: "m", TP: 1, Quant: model.BF16, Kind: "roofline", StepBaseNs: 5e6, PrefillNsPerToken: 20e3, DecodeNsPerSeq: 1e4},
-		Router:  sim.RouterConfig{KVAware: pol != "round-robin"}}
+	sc := sim.Config{Seed: seed, CheckInvariants: true, FollowUp: pop,
+		Pools: sim.Single(n, sim.WorkerConfig{MaxNumSeqs: 64, MaxNumBatchedTokens: 4096, BlockSize: 32, KVBlocks: 4000, MaxModelLen: 64000},
+			&model.Profile{Name: "t", GPU: "g", Model: "m", TP: 1, Quant: model.BF16, Kind: "roofline", StepBaseNs: 5e6, PrefillNsPerToken: 20e3, DecodeNsPerSeq: 1e4}),
+		Router: sim.RouterConfig{KVAware: pol != "round-robin"}}
 	p := policy.DefaultParams()
 	p.Rand = sim.Stream(seed, "router")
 	pl, err := policy.New(pol, p)
