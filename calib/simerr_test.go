@@ -26,7 +26,7 @@ func TestFailedSimulationIsReported(t *testing.T) {
 	if l := f.lossOf(p); l < 1e6 {
 		t.Errorf("a failed run scored %g", l)
 	}
-	if f.simErr == nil || !strings.Contains(f.simErr.Error(), "max-num-seqs") {
+	if f.simErr == nil || !strings.Contains(f.simErr.Error(), "max_num_seqs") {
 		t.Errorf("failure not kept: %v", f.simErr)
 	}
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
 	"math"
@@ -140,9 +141,9 @@ func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
 	}
 	switch {
 	case e.NumGPUBlocksOverride < 0 || e.KVCacheTokens < 0:
-		return Memory{}, fmt.Errorf("--num-gpu-blocks-override %d and --kv-cache-tokens %d must be ≥ 0", e.NumGPUBlocksOverride, e.KVCacheTokens)
+		return Memory{}, inputerr.Fieldf("num_gpu_blocks_override", "%d and `kv_cache_tokens` %d must be ≥ 0", e.NumGPUBlocksOverride, e.KVCacheTokens)
 	case e.NumGPUBlocksOverride > 0 && e.KVCacheTokens > 0:
-		return Memory{}, errors.New("give --num-gpu-blocks-override or --kv-cache-tokens, not both")
+		return Memory{}, inputerr.Fieldf("num_gpu_blocks_override", "or `kv_cache_tokens`, not both")
 	case e.NumGPUBlocksOverride > 0:
 		m.KVTokens, m.Source = int64(e.NumGPUBlocksOverride)*int64(blockSize), "--num-gpu-blocks-override"
 	case e.KVCacheTokens > 0:
@@ -191,12 +192,12 @@ func legacyActivation(v string) (bool, error) {
 	v = strings.TrimPrefix(versionOr(v), "v")
 	parts := strings.SplitN(v, ".", 3)
 	if len(parts) < 2 {
-		return false, fmt.Errorf("--vllm-version %q: want MAJOR.MINOR[.PATCH]", v)
+		return false, inputerr.Fieldf("vllm_version", "%q: want MAJOR.MINOR[.PATCH]", v)
 	}
 	major, err1 := strconv.Atoi(parts[0])
 	minor, err2 := strconv.Atoi(parts[1])
 	if err1 != nil || err2 != nil || major < 0 || minor < 0 {
-		return false, fmt.Errorf("--vllm-version %q: want MAJOR.MINOR[.PATCH]", v)
+		return false, inputerr.Fieldf("vllm_version", "%q: want MAJOR.MINOR[.PATCH]", v)
 	}
 	return major == 0 && minor < 17, nil
 }

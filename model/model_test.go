@@ -104,8 +104,8 @@ func TestKVOverridesAndLog(t *testing.T) {
 		eng  Engine
 		want string
 	}{
-		{"bad version", Engine{Version: "nineteen", MaxNumBatchedTokens: 2048, MaxNumSeqs: 256}, "--vllm-version"},
-		{"negative override", Engine{NumGPUBlocksOverride: -1}, "--num-gpu-blocks-override -1"},
+		{"bad version", Engine{Version: "nineteen", MaxNumBatchedTokens: 2048, MaxNumSeqs: 256}, "vllm_version"},
+		{"negative override", Engine{NumGPUBlocksOverride: -1}, "num_gpu_blocks_override -1"},
 		{"override beyond memory", Engine{NumGPUBlocksOverride: 5_000_000_000}, "--num-gpu-blocks-override: 320000000000 tokens"},
 		{"tokens beyond memory", Engine{KVCacheTokens: 1 << 50}, "--kv-cache-tokens"},
 		{"less than a block", Engine{KVCacheTokens: 10}, "less than one block"},

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
 	"math"
@@ -64,6 +65,10 @@ type Param struct {
 	String        func(*Params) *string
 }
 
+// Field is the parameter's name in a run description: policy_params.NAME,
+// NAME being the flag with underscores.
+func (d Param) Field() string { return "policy_params." + strings.ReplaceAll(d.Flag, "-", "_") }
+
 // DefaultText is the parameter's default as the CLI prints it.
 func (d Param) DefaultText() string {
 	if d.String != nil {
@@ -108,11 +113,11 @@ func (p Params) Validate() error {
 				v = float64(*d.Int(&p))
 			}
 			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-				errs = append(errs, fmt.Errorf("--%s %g must be a finite number ≥ 0", d.Flag, v))
+				errs = append(errs, inputerr.Fieldf(d.Field(), "%g must be a finite number ≥ 0", v))
 			}
 		default:
 			if v := *d.String(&p); !slices.Contains(d.Choices, v) {
-				errs = append(errs, fmt.Errorf("--%s %q: want %s", d.Flag, v, strings.Join(d.Choices, " or ")))
+				errs = append(errs, inputerr.Fieldf(d.Field(), "%q: want %s", v, strings.Join(d.Choices, " or ")))
 			}
 		}
 	}

@@ -61,7 +61,7 @@ func TestRegistryDrivesLookup(t *testing.T) {
 	}
 	bad := params(1)
 	bad.RouterTemperature, bad.BusySignal = -1, "psychic"
-	if _, err := New("kv", bad); err == nil || !strings.Contains(err.Error(), "--router-temperature") || !strings.Contains(err.Error(), "--busy-signal") {
+	if _, err := New("kv", bad); err == nil || !strings.Contains(err.Error(), "policy_params.router_temperature") || !strings.Contains(err.Error(), "policy_params.busy_signal") {
 		t.Errorf("bad params: %v", err)
 	}
 }

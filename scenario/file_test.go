@@ -39,7 +39,7 @@ func TestBadScenarioFilesArePositioned(t *testing.T) {
 		{"unknown", "{\n  \"n\": 4,\n  \"gpus\": \"H100\"\n}\n", "unknown field \"gpus\""},
 		{"type", "{\n  \"n\": \"four\"\n}\n", "type.json:2: n: string is not a valid int"},
 		{"nested type", "{\n  \"sessions\": {\n    \"concurrency\": 1.5\n  }\n}\n", "nested type.json:3: sessions.concurrency: number 1.5 is not a valid int"},
-		{"invalid", "{\"workload\": \"sessions\", \"sessions\": {\"concurrency\": 0}}", "--concurrency 0"},
+		{"invalid", "{\"workload\": \"sessions\", \"sessions\": {\"concurrency\": 0}}", "sessions.concurrency 0"},
 		{"two values", "{}\n{}\n", "more than one JSON value"},
 	} {
 		p := filepath.Join(dir, tc.name+".json")

@@ -5,6 +5,7 @@
 package scenario
 
 import (
+	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
 	"math"
@@ -106,13 +107,13 @@ type Built struct {
 func (s *Spec) Validate() error {
 	var errs []error
 	if _, err := policy.Lookup(s.Policy); err != nil {
-		errs = append(errs, fmt.Errorf("--policy: %w", err))
+		errs = append(errs, inputerr.Wrap("policy", err))
 	}
 	if err := s.Policies.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if _, err := model.ParseQuant(s.Quant); err != nil {
-		errs = append(errs, fmt.Errorf("--quant: %w", err))
+		errs = append(errs, inputerr.Wrap("quant", err))
 	}
 	if _, err := s.kvBytes(); err != nil {
 		errs = append(errs, err)
@@ -131,26 +132,26 @@ func (s *Spec) Validate() error {
 			errs = append(errs, err)
 		}
 	default:
-		errs = append(errs, fmt.Errorf("--workload %q: want trace, synthetic or sessions", s.Workload))
+		errs = append(errs, inputerr.Fieldf("workload", "%q: want trace, synthetic or sessions", s.Workload))
 	}
 	if s.RateScale == 0 {
-		errs = append(errs, errors.New("--rate-scale must be > 0"))
+		errs = append(errs, inputerr.Fieldf("rate_scale", "must be > 0"))
 	}
 	// A week of simulated time bounds both: past that the nanosecond
 	// clock is still exact, and no benchmark runs longer.
 	const week = 7 * 24 * 3600
 	if !(s.WarmupS >= 0 && s.WarmupS <= week) {
-		errs = append(errs, fmt.Errorf("--warmup %g must be in [0, %d] seconds", s.WarmupS, week))
+		errs = append(errs, inputerr.Fieldf("warmup_s", "%g must be in [0, %d] seconds", s.WarmupS, week))
 	}
 	if !(s.RequestTimeoutS >= 0 && s.RequestTimeoutS <= week) {
-		errs = append(errs, fmt.Errorf("--request-timeout-seconds %g must be in [0, %d] (0 = clients wait forever)", s.RequestTimeoutS, week))
+		errs = append(errs, inputerr.Fieldf("request_timeout_s", "%g must be in [0, %d] (0 = clients wait forever)", s.RequestTimeoutS, week))
 	}
 	cat := model.DefaultCatalogue()
 	if _, err := cat.GPU(s.GPU); err != nil {
-		errs = append(errs, fmt.Errorf("--gpu: %w", err))
+		errs = append(errs, inputerr.Wrap("gpu", err))
 	}
 	if _, err := cat.Model(s.Model); err != nil {
-		errs = append(errs, fmt.Errorf("--model: %w", err))
+		errs = append(errs, inputerr.Wrap("model", err))
 	}
 	return errors.Join(errs...)
 }
@@ -162,7 +163,7 @@ func (s *Spec) kvBytes() (int, error) {
 	case "fp8":
 		return 1, nil
 	}
-	return 0, fmt.Errorf("--kv-cache-dtype %q: want auto, bf16 or fp8", s.KVDtype)
+	return 0, inputerr.Fieldf("kv_cache_dtype", "%q: want auto, bf16 or fp8", s.KVDtype)
 }
 
 func (s *Spec) filter() workload.Filter {
@@ -204,18 +205,18 @@ func (s *Spec) LoadProfile() (*model.Profile, error) {
 		}
 		p, _, err := model.KernelPrior(dep, model.DefaultCatalogue(), s.EnforceEager)
 		if err != nil {
-			return nil, fmt.Errorf("--profile %s: %w", s.Profile, err)
+			return nil, inputerr.Wrap("profile", fmt.Errorf("%s: %w", s.Profile, err))
 		}
 		return p, nil
 	}
 	f, err := os.Open(s.Profile)
 	if err != nil {
-		return nil, fmt.Errorf("--profile: %w", err)
+		return nil, inputerr.Wrap("profile", err)
 	}
 	defer f.Close()
 	p, err := model.ReadProfile(f, s.Profile)
 	if err != nil {
-		return nil, fmt.Errorf("--profile: %w", err)
+		return nil, inputerr.Wrap("profile", err)
 	}
 	return p, nil
 }
@@ -238,7 +239,7 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 		return nil, err
 	}
 	if err := prof.CheckPhysical(dep); err != nil {
-		return nil, fmt.Errorf("--profile: %w", err)
+		return nil, inputerr.Wrap("profile", err)
 	}
 	entry, _ := policy.Lookup(s.Policy)
 	wc, err := sim.ResolveWorker(dep, sim.EngineFlags{

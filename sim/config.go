@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
 
@@ -117,7 +118,7 @@ func (c *Config) Validate() error {
 		bad("no worker pools")
 	}
 	if n := c.NumWorkers(); n < 1 || n > 4096 {
-		bad("--n %d must be in [1, 4096]", n)
+		errs = append(errs, inputerr.Fieldf("n", "%d must be in [1, 4096]", n))
 	}
 	for i := range c.Pools {
 		pool := &c.Pools[i]
@@ -138,16 +139,16 @@ func (c *Config) Validate() error {
 		}
 	}
 	if c.Router.KVEventLag < 0 || c.Router.MetricsLag < 0 {
-		bad("--kv-event-lag and --metrics-lag must be ≥ 0")
+		errs = append(errs, inputerr.Fieldf("kv_event_lag", "and `metrics_lag` must be ≥ 0"))
 	}
 	if c.Router.Retries < 0 || c.Router.Retries > 100 {
-		bad("--retry %d must be in [0, 100]", c.Router.Retries)
+		errs = append(errs, inputerr.Fieldf("retry", "%d must be in [0, 100]", c.Router.Retries))
 	}
 	if c.Router.Timeout < 0 {
-		bad("--request-timeout must be ≥ 0 (0 = none)")
+		errs = append(errs, inputerr.Fieldf("request_timeout_s", "must be ≥ 0 (0 = none)"))
 	}
 	if c.Router.Retries > 0 && c.Router.RetryBackoff <= 0 {
-		bad("--retry-backoff must be > 0 when --retry is set")
+		errs = append(errs, inputerr.Fieldf("retry_backoff", "must be > 0 when `retry` is set"))
 	}
 	return errors.Join(errs...)
 }
@@ -157,10 +158,10 @@ func (w WorkerConfig) validate() []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if w.MaxNumSeqs < 1 {
-		bad("--max-num-seqs %d must be ≥ 1", w.MaxNumSeqs)
+		errs = append(errs, inputerr.Fieldf("max_num_seqs", "%d must be ≥ 1", w.MaxNumSeqs))
 	}
 	if w.MaxNumBatchedTokens < 1 {
-		bad("--max-num-batched-tokens %d must be ≥ 1", w.MaxNumBatchedTokens)
+		errs = append(errs, inputerr.Fieldf("max_num_batched_tokens", "%d must be ≥ 1", w.MaxNumBatchedTokens))
 	}
 	if err := CheckBlockSize(w.BlockSize); err != nil {
 		errs = append(errs, err)
@@ -169,10 +170,10 @@ func (w WorkerConfig) validate() []error {
 		bad("KV capacity of %d blocks must be ≥ 1", w.KVBlocks)
 	}
 	if w.MaxModelLen < 1 {
-		bad("--max-model-len %d must be ≥ 1", w.MaxModelLen)
+		errs = append(errs, inputerr.Fieldf("max_model_len", "%d must be ≥ 1", w.MaxModelLen))
 	} else if w.KVBlocks >= 1 && w.BlockSize >= 1 && w.MaxModelLen > w.KVBlocks*w.BlockSize {
-		bad("--max-model-len %d needs more KV than a worker has (%d blocks × %d = %d tokens); lower it or raise --gpu-memory-utilization",
-			w.MaxModelLen, w.KVBlocks, w.BlockSize, w.KVBlocks*w.BlockSize)
+		errs = append(errs, inputerr.Fieldf("max_model_len", "%d needs more KV than a worker has (%d blocks × %d = %d tokens); lower it or raise `gpu_memory_utilization`",
+			w.MaxModelLen, w.KVBlocks, w.BlockSize, w.KVBlocks*w.BlockSize))
 	}
 	return errs
 }
@@ -221,7 +222,7 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	if f.MaxModelLen == 0 {
 		f.MaxModelLen = dep.Model.MaxPositions
 	} else if f.MaxModelLen > dep.Model.MaxPositions {
-		errs = append(errs, fmt.Errorf("--max-model-len %d exceeds %s's max_position_embeddings %d", f.MaxModelLen, dep.Model.Name, dep.Model.MaxPositions))
+		errs = append(errs, inputerr.Fieldf("max_model_len", "%d exceeds %s's max_position_embeddings %d", f.MaxModelLen, dep.Model.Name, dep.Model.MaxPositions))
 	}
 	blocks := 0
 	if len(errs) == 0 {

@@ -1,6 +1,6 @@
 package sim
 
-import "fmt"
+import "github.com/routesim/routesim/internal/inputerr"
 
 // Job is one request prepared for a run at a given KV block size.
 type Job struct {
@@ -43,7 +43,7 @@ const TraceBlockTokens = 512
 // TraceBlockTokens.
 func CheckBlockSize(b int) error {
 	if b < 1 || b > TraceBlockTokens || TraceBlockTokens%b != 0 {
-		return fmt.Errorf("--block-size %d must divide %d (e.g. 16, 32, 64, 128)", b, TraceBlockTokens)
+		return inputerr.Fieldf("block_size", "%d must divide %d (e.g. 16, 32, 64, 128)", b, TraceBlockTokens)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
 	"math"
@@ -25,16 +26,16 @@ type Filter struct {
 func (f Filter) Validate() error {
 	var errs []error
 	if f.MaxISL < 0 {
-		errs = append(errs, fmt.Errorf("--max-isl %d must be ≥ 0", f.MaxISL))
+		errs = append(errs, inputerr.Fieldf("max_isl", "%d must be ≥ 0", f.MaxISL))
 	}
 	if f.Skip < 0 {
-		errs = append(errs, fmt.Errorf("--skip %d must be ≥ 0", f.Skip))
+		errs = append(errs, inputerr.Fieldf("skip", "%d must be ≥ 0", f.Skip))
 	}
 	if f.First < 0 {
-		errs = append(errs, fmt.Errorf("--first %d must be ≥ 0", f.First))
+		errs = append(errs, inputerr.Fieldf("first", "%d must be ≥ 0", f.First))
 	}
 	if f.RateScale < 0 || math.IsNaN(f.RateScale) || math.IsInf(f.RateScale, 0) || (f.RateScale > 0 && f.RateScale < 1e-6) || f.RateScale > 1e6 {
-		errs = append(errs, fmt.Errorf("--rate-scale %g must be in [1e-6, 1e6]", f.RateScale))
+		errs = append(errs, inputerr.Fieldf("rate_scale", "%g must be in [1e-6, 1e6]", f.RateScale))
 	}
 	return errors.Join(errs...)
 }

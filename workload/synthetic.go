@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
 	"math"
@@ -40,24 +41,24 @@ func (s *Synthetic) Validate() error {
 	}
 	var errs []error
 	if s.Requests < 1 || s.Requests > 10_000_000 {
-		errs = append(errs, fmt.Errorf("--requests %d must be in [1, 10000000]", s.Requests))
+		errs = append(errs, inputerr.Fieldf("synthetic.requests", "%d must be in [1, 10000000]", s.Requests))
 	}
 	if !(s.RatePerS > 0) || math.IsInf(s.RatePerS, 0) {
-		errs = append(errs, fmt.Errorf("--rate %g must be > 0", s.RatePerS))
+		errs = append(errs, inputerr.Fieldf("synthetic.rate", "%g must be > 0", s.RatePerS))
 	}
 	if s.Arrival != "poisson" && s.Arrival != "gamma" {
-		errs = append(errs, fmt.Errorf("--arrival %q: want poisson or gamma", s.Arrival))
+		errs = append(errs, inputerr.Fieldf("synthetic.arrival", "%q: want poisson or gamma", s.Arrival))
 	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"--arrival-cv", s.ArrivalCV}, {"--isl-mean", s.ISLMean}, {"--isl-cv", s.ISLCV}, {"--osl-mean", s.OSLMean}, {"--osl-cv", s.OSLCV}} {
+	}{{"synthetic.arrival_cv", s.ArrivalCV}, {"synthetic.isl_mean", s.ISLMean}, {"synthetic.isl_cv", s.ISLCV}, {"synthetic.osl_mean", s.OSLMean}, {"synthetic.osl_cv", s.OSLCV}} {
 		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
-			errs = append(errs, fmt.Errorf("%s %g must be a finite number ≥ 0", f.name, f.v))
+			errs = append(errs, inputerr.Fieldf(f.name, "%g must be a finite number ≥ 0", f.v))
 		}
 	}
 	if s.PrefixGroups < 0 || s.PrefixTokens < 0 || (s.PrefixGroups > 0) != (s.PrefixTokens > 0) {
-		errs = append(errs, fmt.Errorf("--prefix-groups %d and --prefix-tokens %d: set both or neither", s.PrefixGroups, s.PrefixTokens))
+		errs = append(errs, inputerr.Fieldf("synthetic.prefix_groups", "%d and `synthetic.prefix_tokens` %d: set both or neither", s.PrefixGroups, s.PrefixTokens))
 	}
 	return errors.Join(errs...)
 }

@@ -57,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return usageError{fmt.Errorf("unknown command %q\n%s", args[0], usage(cmds))}
 	}
-	return c.run(args[1:], stdout, stderr)
+	return withFlags(c.run(args[1:], stdout, stderr))
 }
 
 func usage(cmds map[string]command) string {

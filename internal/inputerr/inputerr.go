@@ -3,7 +3,10 @@
 // "file:line: field: problem", so a user can go straight to the mistake.
 package inputerr
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Error is a problem with an input file at a line (0 = the whole file)
 // and a field ("" = the line as a whole).
@@ -28,4 +31,103 @@ func (e *Error) Error() string {
 // Errorf builds an *Error with a formatted message.
 func Errorf(file string, line int, field, format string, a ...any) *Error {
 	return &Error{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+// FieldError is a problem with one setting of a run description, named by
+// its field (the JSON name, dotted inside a section: "max_num_seqs",
+// "synthetic.rate"). Msg follows the name ("0 must be ≥ 1"); a message
+// that starts with ':' is joined without a space. Other settings a message
+// mentions are written in backquotes (`gpu_memory_utilization`), so a front
+// end that names settings differently — the CLI's flags — can rename every
+// one (Render).
+type FieldError struct {
+	Field string
+	Msg   string
+	Err   error // the cause, when the problem is another error (Wrap)
+}
+
+// Wrap names field as the setting whose value caused err: "field: err".
+func Wrap(field string, err error) *FieldError {
+	return &FieldError{Field: field, Msg: ": " + err.Error(), Err: err}
+}
+
+// Unwrap returns the cause, if any.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Fieldf builds a *FieldError with a formatted message.
+func Fieldf(field, format string, a ...any) *FieldError {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+func (e *FieldError) Error() string { return e.render(func(f string) string { return f }) }
+
+func (e *FieldError) render(name func(string) string) string {
+	if e.Err != nil {
+		return name(e.Field) + ": " + Render(e.Err, name)
+	}
+	msg := mentions(e.Msg, name)
+	if strings.HasPrefix(msg, ":") {
+		return name(e.Field) + msg
+	}
+	return name(e.Field) + " " + msg
+}
+
+// mentions replaces every `field` in msg by name(field).
+func mentions(msg string, name func(string) string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(msg, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(msg[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		b.WriteString(msg[:i])
+		b.WriteString(name(msg[i+1 : i+1+j]))
+		msg = msg[i+j+2:]
+	}
+	b.WriteString(msg)
+	return b.String()
+}
+
+// Render is err's text with every setting named by name(field): through
+// errors.Join lists (one line each) and through wrapping whose text ends
+// with the wrapped error's; other errors keep their own text.
+func Render(err error, name func(field string) string) string {
+	switch e := err.(type) {
+	case nil:
+		return ""
+	case *FieldError:
+		return e.render(name)
+	case interface{ Unwrap() []error }:
+		var parts []string
+		for _, x := range e.Unwrap() {
+			parts = append(parts, Render(x, name))
+		}
+		if strings.Join(parts, "\n") == err.Error() || sameJoin(err, e.Unwrap()) {
+			return strings.Join(parts, "\n")
+		}
+		return err.Error()
+	case interface{ Unwrap() error }:
+		inner := e.Unwrap()
+		if inner != nil {
+			text, in := err.Error(), inner.Error()
+			if strings.HasSuffix(text, in) {
+				return text[:len(text)-len(in)] + Render(inner, name)
+			}
+		}
+	}
+	return err.Error()
+}
+
+// sameJoin says err's text is its parts' texts joined by newlines, as
+// errors.Join writes it.
+func sameJoin(err error, parts []error) bool {
+	var t []string
+	for _, p := range parts {
+		t = append(t, p.Error())
+	}
+	return strings.Join(t, "\n") == err.Error()
 }

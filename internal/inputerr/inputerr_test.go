@@ -1,6 +1,11 @@
 package inputerr
 
-import "testing"
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestErrorNamesPosition(t *testing.T) {
 	for _, tc := range []struct {
@@ -14,5 +19,23 @@ func TestErrorNamesPosition(t *testing.T) {
 		if got := tc.e.Error(); got != tc.want {
 			t.Errorf("%q, want %q", got, tc.want)
 		}
+	}
+}
+
+func TestRenderNamesFields(t *testing.T) {
+	flag := func(f string) string { return "--" + strings.ReplaceAll(f, "_", "-") }
+	err := errors.Join(
+		Fieldf("max_num_seqs", "%d must be ≥ 1", 0),
+		fmt.Errorf("pool 0: %w", Fieldf("max_model_len", "%d needs more KV; raise `gpu_memory_utilization`", 9000)),
+		Fieldf("gpu", ": unknown GPU %q", "B300"),
+		errors.New("plain"),
+	)
+	want := "max_num_seqs 0 must be ≥ 1\npool 0: max_model_len 9000 needs more KV; raise gpu_memory_utilization\ngpu: unknown GPU \"B300\"\nplain"
+	if got := err.Error(); got != want {
+		t.Errorf("library text %q, want %q", got, want)
+	}
+	want = "--max-num-seqs 0 must be ≥ 1\npool 0: --max-model-len 9000 needs more KV; raise --gpu-memory-utilization\n--gpu: unknown GPU \"B300\"\nplain"
+	if got := Render(err, flag); got != want {
+		t.Errorf("rendered %q, want %q", got, want)
 	}
 }

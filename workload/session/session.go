@@ -7,6 +7,7 @@
 package session
 
 import (
+	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
 	"math"
@@ -62,23 +63,23 @@ func (c *Config) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if c.Concurrency < 1 || c.Concurrency > 100_000 {
-		bad("--concurrency %d must be in [1, 100000]", c.Concurrency)
+		errs = append(errs, inputerr.Fieldf("sessions.concurrency", "%d must be in [1, 100000]", c.Concurrency))
 	}
 	if c.Sessions < 0 || c.DurationS < 0 || math.IsNaN(c.DurationS) {
-		bad("--sessions and --duration must be ≥ 0")
+		errs = append(errs, inputerr.Fieldf("sessions.sessions", "and `sessions.duration_s` must be ≥ 0"))
 	}
 	if c.Sessions == 0 && c.DurationS == 0 {
-		bad("sessions need a stopping rule: --sessions N or --duration S")
+		errs = append(errs, inputerr.Fieldf("sessions.sessions", "or `sessions.duration_s` must be set: sessions need a stopping rule"))
 	}
 	if c.TurnsMin < 1 || c.TurnsMax < c.TurnsMin {
-		bad("--turns %d..%d: want 1 ≤ min ≤ max", c.TurnsMin, c.TurnsMax)
+		errs = append(errs, inputerr.Fieldf("sessions.turns_min", "%d..%d: want 1 ≤ min ≤ max", c.TurnsMin, c.TurnsMax))
 	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"--think-time", c.ThinkS}, {"--new-tokens", c.NewTokens}, {"--new-cv", c.NewCV}, {"--output-tokens", c.OutputTokens}, {"--output-cv", c.OutputCV}} {
+	}{{"sessions.think_s", c.ThinkS}, {"sessions.new_tokens", c.NewTokens}, {"sessions.new_cv", c.NewCV}, {"sessions.output_tokens", c.OutputTokens}, {"sessions.output_cv", c.OutputCV}} {
 		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
-			bad("%s %g must be a finite number ≥ 0", f.name, f.v)
+			errs = append(errs, inputerr.Fieldf(f.name, "%g must be a finite number ≥ 0", f.v))
 		}
 	}
 	if c.SystemPrompts < 1 || c.Starters < 1 || c.SystemTokens < 0 || c.StarterTokens < 0 {
