@@ -1,9 +1,9 @@
 package model
 
 import (
-	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
+	"github.com/routesim/routesim/internal/inputerr"
 	"math"
 	"regexp"
 	"strconv"

@@ -1,9 +1,9 @@
 package policy
 
 import (
-	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
+	"github.com/routesim/routesim/internal/inputerr"
 	"math"
 	"math/rand/v2"
 	"slices"

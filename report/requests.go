@@ -55,4 +55,3 @@ var RequestSchema = []RequestColumn{
 	{Name: "reason", Kind: ColString, Str: func(r *sim.Record) string { return r.Reason }},
 	{Name: "rejected_attempts", Kind: ColString, Str: func(r *sim.Record) string { return attemptLog(r.Attempts) }},
 }
-

@@ -5,9 +5,9 @@
 package scenario
 
 import (
-	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
+	"github.com/routesim/routesim/internal/inputerr"
 	"math"
 	"os"
 	"time"

@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
+	"github.com/routesim/routesim/internal/inputerr"
 
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"

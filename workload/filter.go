@@ -1,9 +1,9 @@
 package workload
 
 import (
-	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
+	"github.com/routesim/routesim/internal/inputerr"
 	"math"
 )
 

@@ -7,9 +7,9 @@
 package session
 
 import (
-	"github.com/routesim/routesim/internal/inputerr"
 	"errors"
 	"fmt"
+	"github.com/routesim/routesim/internal/inputerr"
 	"math"
 
 	"github.com/routesim/routesim/sim"
