@@ -110,6 +110,9 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 		c.eng.Schedule(wl.Jobs[0].Arrival, KindArrival, 0)
 	}
 	c.eng.Run(c)
+	if err := c.eng.Err(); err != nil {
+		return nil, err
+	}
 	return c.result()
 }
 

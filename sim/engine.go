@@ -44,7 +44,16 @@ type Engine struct {
 	seq  uint64
 	q    eventQueue
 	done uint64
+	err  error // the first event refused; Run stops at it
 }
+
+// Horizon is the latest simulated time an event may have: one year. Inputs
+// that push an event past it (an absurd rate, think time or duration) stop
+// the run with an error instead of overflowing the nanosecond clock.
+const Horizon = 365 * 24 * 3600 * Second
+
+// Err is the reason Run stopped early, if it did.
+func (e *Engine) Err() error { return e.err }
 
 // Now is the current simulated time.
 func (e *Engine) Now() Time { return e.now }
@@ -52,18 +61,23 @@ func (e *Engine) Now() Time { return e.now }
 // Processed is the number of events handled so far.
 func (e *Engine) Processed() uint64 { return e.done }
 
-// Schedule adds an event. Scheduling in the past is a broken invariant.
+// Schedule adds an event. An event before now or past the Horizon (an
+// overflowed or absurd time) is refused: Run stops and Err says why.
 func (e *Engine) Schedule(at Time, kind Kind, arg int32) {
-	if at < e.now {
-		panic(fmt.Sprintf("sim: event kind %d scheduled at %d ns, before now (%d ns)", kind, at, e.now))
+	if at < e.now || at > Horizon {
+		if e.err == nil {
+			e.err = fmt.Errorf("sim: an event (kind %d) fell at %.6g s, outside [now = %.6g s, the one-year horizon]: a rate, think time, duration or timestamp is too extreme",
+				kind, at.Seconds(), e.now.Seconds())
+		}
+		return
 	}
 	e.seq++
 	e.q.push(Event{At: at, Seq: e.seq, Kind: kind, Arg: arg})
 }
 
-// Run handles events until none are left.
+// Run handles events until none are left, or until an event is refused.
 func (e *Engine) Run(h Handler) {
-	for len(e.q) > 0 {
+	for len(e.q) > 0 && e.err == nil {
 		ev := e.q.pop()
 		if ev.At < e.now {
 			panic(fmt.Sprintf("sim: time went back from %d to %d ns", e.now, ev.At))

@@ -33,15 +33,24 @@ func (b backInTime) Handle(ev Event) {
 	}
 }
 
-func TestEngineRefusesThePast(t *testing.T) {
+// TestEngineRefusesThePastAndThePastHorizon: an event before now (an
+// overflowed time) or past the horizon stops the run with an error, not a
+// panic, and nothing after it is handled.
+func TestEngineRefusesThePastAndThePastHorizon(t *testing.T) {
 	var e Engine
 	e.Schedule(10, KindArrival, 0)
-	defer func() {
-		if recover() == nil {
-			t.Error("scheduling before now did not panic")
-		}
-	}()
+	e.Schedule(20, KindArrival, 5)
 	e.Run(backInTime{&e})
+	if e.Err() == nil || e.Processed() != 1 {
+		t.Errorf("scheduling before now: err %v after %d events", e.Err(), e.Processed())
+	}
+	var f Engine
+	f.Schedule(Horizon+1, KindArrival, 0)
+	f.Schedule(-9223372036854775808, KindArrival, 0)
+	f.Run(backInTime{&f})
+	if f.Err() == nil || f.Processed() != 0 {
+		t.Errorf("past the horizon: err %v after %d events", f.Err(), f.Processed())
+	}
 }
 
 func TestStreamsAreIndependentAndSeeded(t *testing.T) {

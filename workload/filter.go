@@ -66,11 +66,15 @@ func (t *Trace) Apply(f Filter) (*Trace, error) {
 		out.Requests = append(out.Requests, r)
 	}
 	if len(out.Requests) == 0 {
-		return nil, fmt.Errorf("%s: no requests left after filters (max-isl %d, skip %d, first %d)", t.Name, f.MaxISL, f.Skip, f.First)
+		return nil, fmt.Errorf("%s: no requests left after filters (`max_isl` %d, `skip` %d, `first` %d)", t.Name, f.MaxISL, f.Skip, f.First)
 	}
 	base := out.Requests[0].ArrivalNs
 	for i := range out.Requests {
-		out.Requests[i].ArrivalNs = int64(math.Round(float64(out.Requests[i].ArrivalNs-base) / scale))
+		at := math.Round(float64(out.Requests[i].ArrivalNs-base) / scale)
+		if at > HorizonS*1e9 {
+			return nil, inputerr.Fieldf("rate_scale", "%g puts %s's request %d at %.3g s, past the %g s horizon", f.RateScale, t.Name, i+1, at/1e9, float64(HorizonS))
+		}
+		out.Requests[i].ArrivalNs = int64(at)
 	}
 	return out, nil
 }

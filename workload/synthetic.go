@@ -26,6 +26,14 @@ type Synthetic struct {
 	PrefixTokens int     `json:"prefix_tokens"` // tokens of each shared prefix
 }
 
+// Input bounds shared by the generated workloads. HorizonS is the
+// engine's horizon (sim.Horizon) in seconds.
+const (
+	MaxTokens       = 1e6  // longest prompt, answer or shared prefix (mean)
+	MaxPromptVolume = 1e10 // total prompt tokens of one generated stream
+	HorizonS        = 365 * 24 * 3600
+)
+
 // Validate fills defaults and reports every problem at once.
 func (s *Synthetic) Validate() error {
 	if s.Arrival == "" {
@@ -56,6 +64,29 @@ func (s *Synthetic) Validate() error {
 		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
 			errs = append(errs, inputerr.Fieldf(f.name, "%g must be a finite number ≥ 0", f.v))
 		}
+	}
+	// Bounds that keep a run finite: lengths beyond any model's context,
+	// a stream longer than the engine's horizon, or a total prompt volume
+	// whose block hashes would not fit in memory are refused.
+	for _, f := range []struct {
+		name string
+		v    float64
+		hi   float64
+	}{{"synthetic.isl_mean", s.ISLMean, MaxTokens}, {"synthetic.osl_mean", s.OSLMean, MaxTokens},
+		{"synthetic.prefix_tokens", float64(s.PrefixTokens), MaxTokens},
+		{"synthetic.isl_cv", s.ISLCV, 10}, {"synthetic.osl_cv", s.OSLCV, 10}} {
+		if f.v > f.hi {
+			errs = append(errs, inputerr.Fieldf(f.name, "%g must be ≤ %g", f.v, f.hi))
+		}
+	}
+	if s.Arrival == "gamma" && !(s.ArrivalCV >= 0.01 && s.ArrivalCV <= 100) {
+		errs = append(errs, inputerr.Fieldf("synthetic.arrival_cv", "%g must be in [0.01, 100] for gamma arrivals", s.ArrivalCV))
+	}
+	if s.RatePerS > 0 && s.Requests > 0 && float64(s.Requests)/s.RatePerS > HorizonS {
+		errs = append(errs, inputerr.Fieldf("synthetic.rate", "%g: %d requests would take %.3g s, past the %g s horizon", s.RatePerS, s.Requests, float64(s.Requests)/s.RatePerS, float64(HorizonS)))
+	}
+	if vol := float64(s.Requests) * (s.ISLMean + float64(s.PrefixTokens)); vol > MaxPromptVolume {
+		errs = append(errs, inputerr.Fieldf("synthetic.requests", "%d × %g prompt tokens = %.3g tokens: more than %g would not fit in memory", s.Requests, s.ISLMean+float64(s.PrefixTokens), vol, MaxPromptVolume))
 	}
 	if s.PrefixGroups < 0 || s.PrefixTokens < 0 || (s.PrefixGroups > 0) != (s.PrefixTokens > 0) {
 		errs = append(errs, inputerr.Fieldf("synthetic.prefix_groups", "%d and `synthetic.prefix_tokens` %d: set both or neither", s.PrefixGroups, s.PrefixTokens))

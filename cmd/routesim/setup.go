@@ -79,10 +79,32 @@ func buildSim(fs *pflag.FlagSet, s *scenario.Spec) (*scenario.Built, error) {
 		errs = append(errs, err)
 	}
 	errs = append(errs, policyFlagErrors(fs, s.Policy)...)
+	prof, perrs := loadProfile(fs, s)
+	errs = append(errs, perrs...)
+	if len(errs) > 0 {
+		return nil, usageError{errors.Join(errs...)}
+	}
+	b, err := s.Build(prof)
+	if err != nil {
+		var ie *scenario.InputError
+		if errors.As(err, &ie) {
+			return nil, err
+		}
+		return nil, usageError{err}
+	}
+	return b, nil
+}
+
+// loadProfile loads the run's profile and reconciles it with the
+// deployment flags: a --profile adopts its GPU, model and TP unless the user
+// set a different one (an error). run and sweep both go through it.
+func loadProfile(fs *pflag.FlagSet, s *scenario.Spec) (*model.Profile, []error) {
 	prof, err := s.LoadProfile()
 	if err != nil {
-		errs = append(errs, err)
-	} else if s.Profile != "" {
+		return nil, []error{err}
+	}
+	var errs []error
+	if s.Profile != "" {
 		for _, c := range []struct {
 			flag       string
 			have, want string
@@ -101,18 +123,7 @@ func buildSim(fs *pflag.FlagSet, s *scenario.Spec) (*scenario.Built, error) {
 			}
 		}
 	}
-	if len(errs) > 0 {
-		return nil, usageError{errors.Join(errs...)}
-	}
-	b, err := s.Build(prof)
-	if err != nil {
-		var ie *scenario.InputError
-		if errors.As(err, &ie) {
-			return nil, err
-		}
-		return nil, usageError{err}
-	}
-	return b, nil
+	return prof, errs
 }
 
 // policyFlagErrors reports policy flags the user set that the chosen

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -81,13 +82,25 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--n: %w", err))
 	}
-	for _, p := range *pols {
-		if _, err := policy.Lookup(p); err != nil {
+	validPolicy := ""
+	for i, p := range *pols {
+		_, err := policy.Lookup(p)
+		switch {
+		case listed((*pols)[:i], p):
+			if err == nil {
+				errs = append(errs, fmt.Errorf("--policy %s is listed twice: a policy compared with itself", p))
+			}
+		case err != nil:
 			errs = append(errs, fmt.Errorf("--policy: %w", err))
+		case validPolicy == "":
+			validPolicy = p
 		}
 	}
-	if *seeds < 1 {
-		errs = append(errs, fmt.Errorf("--seeds %d must be ≥ 1", *seeds))
+	const maxSeeds = 10_000
+	if *seeds < 1 || *seeds > maxSeeds {
+		errs = append(errs, fmt.Errorf("--seeds %d must be in [1, %d]", *seeds, maxSeeds))
+	} else if *baseSeed > math.MaxUint64-uint64(*seeds-1) {
+		errs = append(errs, fmt.Errorf("--seed %d with --seeds %d runs past the largest seed, 2^64−1", *baseSeed, *seeds))
 	}
 	var concs []int
 	if *concFlag != "" {
@@ -109,9 +122,12 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if *boot < 0 {
 		errs = append(errs, fmt.Errorf("--bootstrap %d must be ≥ 0", *boot))
 	}
-	for _, r := range *rates {
+	for i, r := range *rates {
 		if !(r > 0) {
 			errs = append(errs, fmt.Errorf("--rate-scale %g must be > 0", r))
+		}
+		if listed((*rates)[:i], r) {
+			errs = append(errs, fmt.Errorf("--rate-scale %g is listed twice", r))
 		}
 	}
 	if _, err := sweep.MetricByName(*metric, *slo); err != nil {
@@ -135,16 +151,17 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		errs = append(errs, err)
 	}
-	base.Policy = (*pols)[0]
+	base.Policy = validPolicy // (an unknown one is reported above, once)
+	if base.Policy == "" {
+		base.Policy = "round-robin"
+	}
 	if err := base.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	prof, perrs := loadProfile(fs, &base)
+	errs = append(errs, perrs...)
 	if len(errs) > 0 {
 		return usageError{errors.Join(errs...)}
-	}
-	prof, err := base.LoadProfile()
-	if err != nil {
-		return usageError{err}
 	}
 	if err := checkDraws(*draws); err != nil {
 		return err
@@ -273,4 +290,14 @@ func printCrossovers(w io.Writer, m *sweepManifest, cross, comp []sweep.Crossove
 	}
 	_, err := fmt.Fprintf(w, "\nwrote %s/{summary.csv,summary.parquet,crossover.json,manifest.json,plots/}\n", dir)
 	return err
+}
+
+// listed says whether v is in list.
+func listed[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/routesim/routesim/internal/inputerr"
+	"github.com/routesim/routesim/workload"
 	"math"
 
 	"github.com/routesim/routesim/sim"
@@ -57,6 +58,10 @@ func (c *Config) defaults() {
 	deff(&c.OutputCV, 0.5)
 }
 
+// MaxDurationS bounds a closed-loop run's duration: one week of simulated
+// time.
+const MaxDurationS = 7 * 24 * 3600
+
 // Validate fills defaults and reports every problem at once.
 func (c *Config) Validate() error {
 	c.defaults()
@@ -81,6 +86,20 @@ func (c *Config) Validate() error {
 		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
 			errs = append(errs, inputerr.Fieldf(f.name, "%g must be a finite number ≥ 0", f.v))
 		}
+	}
+	for _, f := range []struct {
+		name   string
+		v, max float64
+	}{{"sessions.think_s", c.ThinkS, 24 * 3600}, {"sessions.duration_s", c.DurationS, MaxDurationS},
+		{"sessions.new_tokens", c.NewTokens, workload.MaxTokens}, {"sessions.output_tokens", c.OutputTokens, workload.MaxTokens},
+		{"sessions.system_tokens", float64(c.SystemTokens), workload.MaxTokens}, {"sessions.starter_tokens", float64(c.StarterTokens), workload.MaxTokens},
+		{"sessions.new_cv", c.NewCV, 10}, {"sessions.output_cv", c.OutputCV, 10}, {"sessions.sessions", float64(c.Sessions), 1e7}} {
+		if f.v > f.max {
+			errs = append(errs, inputerr.Fieldf(f.name, "%g must be ≤ %g", f.v, f.max))
+		}
+	}
+	if c.TurnsMax > 1000 {
+		errs = append(errs, inputerr.Fieldf("sessions.turns_max", "%d must be ≤ 1000", c.TurnsMax))
 	}
 	if c.SystemPrompts < 1 || c.Starters < 1 || c.SystemTokens < 0 || c.StarterTokens < 0 {
 		bad("system-prompt and starter pools need ≥ 1 entry and ≥ 0 tokens")

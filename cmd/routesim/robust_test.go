@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAbsurdInputsAreRefused: values that used to overflow the clock, run
+// away, exhaust memory or produce a wrong answer silently (issue 12 items
+// 6, 7, 9 and 10) are refused with a message naming the flag and exit 2,
+// before anything runs.
+func TestAbsurdInputsAreRefused(t *testing.T) {
+	h100 := "../../model/data/profiles/h100-sxm5-80gb-llama-3.1-8b-tp1-calibrated.json"
+	out := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		// 9: clock overflows and a NaN memory fraction.
+		{[]string{"run", "--workload", "synthetic", "--requests", "10", "--rate", "1e-300"}, "--rate"},
+		{[]string{"run", "--workload", "synthetic", "--requests", "10", "--rate", "1", "--arrival", "gamma", "--arrival-cv", "1e-300"}, "--arrival-cv"},
+		{[]string{"run", "--workload", "sessions", "--concurrency", "2", "--think-time", "1e12", "--sessions", "4"}, "--think-time"},
+		{[]string{"run", "--workload", "sessions", "--concurrency", "2", "--duration", "1e12"}, "--duration"},
+		{[]string{"run", "--gpu-memory-utilization", "NaN"}, "gpu-memory-utilization"},
+		{[]string{"sweep", "--policy", ",", "--n", "2", "--out", out}, "--policy"},
+		{[]string{"sweep", "--seeds", "100000000", "--n", "2", "--out", out}, "--seeds"},
+		// 10: unbounded lengths and durations.
+		{[]string{"run", "--workload", "synthetic", "--requests", "10", "--rate", "1", "--isl-mean", "1e12"}, "--isl-mean"},
+		{[]string{"run", "--workload", "synthetic", "--requests", "10", "--rate", "1", "--prefix-groups", "2", "--prefix-tokens", "1000000000000"}, "--prefix-tokens"},
+		{[]string{"run", "--workload", "sessions", "--concurrency", "2", "--sessions", "4", "--new-tokens", "1e12"}, "--new-tokens"},
+		{[]string{"run", "--workload", "sessions", "--concurrency", "2", "--sessions", "4", "--output-tokens", "1e12"}, "--output-tokens"},
+		{[]string{"run", "--workload", "sessions", "--concurrency", "2", "--duration", "inf"}, "--duration"},
+		// 7: wrap-arounds and self-comparisons.
+		{[]string{"run", "--warmup", "1e10"}, "--warmup"},
+		{[]string{"sweep", "--seed", "18446744073709551615", "--seeds", "2", "--n", "2", "--out", out}, "--seed"},
+		{[]string{"sweep", "--policy", "kv,kv", "--n", "2", "--out", out}, "listed twice"},
+		{[]string{"sweep", "--rate-scale", "1,1", "--n", "2", "--out", out}, "listed twice"},
+		// 6: one validation path for run and sweep.
+		{[]string{"sweep", "--profile", h100, "--gpu", "A100-SXM4-40GB", "--n", "2", "--out", out}, "--profile"},
+		{[]string{"run", "--profile", h100, "--gpu", "A100-SXM4-40GB"}, "--profile"},
+	} {
+		_, _, err := runCLI(tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || exitCode(err) != 2 {
+			t.Errorf("%v: %v (exit %d), want an error naming %q, exit 2", tc.args, err, exitCode(err), tc.want)
+		}
+	}
+}
+
+// TestTraceScaledPastHorizon: a trace stretched past the engine's horizon
+// by --rate-scale is refused with the flag named, not run.
+func TestTraceScaledPastHorizon(t *testing.T) {
+	_, _, err := runCLI("run", "--rate-scale", "1e-6")
+	if err == nil || !strings.Contains(err.Error(), "--rate-scale") || !strings.Contains(err.Error(), "horizon") {
+		t.Errorf("%v", err)
+	}
+}
