@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"github.com/routesim/routesim/internal/crash"
 	"runtime"
 
 	"golang.org/x/sync/errgroup"
@@ -66,18 +67,20 @@ func (b *Built) RunDraws(seed uint64, k, jobs, concurrency int, newPolicy func()
 	g.SetLimit(jobs)
 	for i, p := range profiles {
 		g.Go(func() error {
-			pol, err := newPolicy()
-			if err != nil {
-				return err
-			}
-			c := *b
-			c.Config, c.Profile = b.Config.WithProfile(p), p
-			res, _, err := c.RunWith(seed, concurrency, pol)
-			if err != nil {
-				return err
-			}
-			sums[i] = sim.Summarize(res)
-			return nil
+			return crash.Guard(func() error {
+				pol, err := newPolicy()
+				if err != nil {
+					return err
+				}
+				c := *b
+				c.Config, c.Profile = b.Config.WithProfile(p), p
+				res, _, err := c.RunWith(seed, concurrency, pol)
+				if err != nil {
+					return err
+				}
+				sums[i] = sim.Summarize(res)
+				return nil
+			})
 		})
 	}
 	if err := g.Wait(); err != nil {

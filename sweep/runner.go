@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/routesim/routesim/internal/atomicfile"
+	"github.com/routesim/routesim/internal/crash"
 	"io"
 	"os"
 	"path/filepath"
@@ -82,7 +83,7 @@ func (r *Runner) Run(ctx context.Context) ([]Result, error) {
 		go func() {
 			defer wg.Done()
 			for p := range work {
-				if err := r.runPoint(p, builds); err != nil {
+				if err := crash.Guard(func() error { return r.runPoint(p, builds) }); err != nil {
 					errs <- err
 					return
 				}

@@ -12,6 +12,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"github.com/routesim/routesim/internal/crash"
 	"io/fs"
 	"os"
 	"path"
@@ -171,12 +172,14 @@ func Run(opt Options) ([]Result, error) {
 	g.SetLimit(jobs)
 	for i, c := range todo {
 		g.Go(func() error {
-			r, err := runCase(c, opt)
-			if err != nil {
-				return fmt.Errorf("validate: %s: %w", c.Name, err)
-			}
-			out[i] = *r
-			return nil
+			return crash.Guard(func() error {
+				r, err := runCase(c, opt)
+				if err != nil {
+					return fmt.Errorf("validate: %s: %w", c.Name, err)
+				}
+				out[i] = *r
+				return nil
+			})
 		})
 	}
 	if err := g.Wait(); err != nil {

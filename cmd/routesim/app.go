@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/routesim/routesim/internal/crash"
 	"io"
 	"sort"
 	"strings"
@@ -19,9 +20,16 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// exitCode: 2 for a usage error (bad flags or settings), 3 for an
+// internal error (a bug), 1 for anything else (bad input files, I/O, a run
+// that failed).
 func exitCode(err error) int {
 	var u usageError
-	if errors.As(err, &u) {
+	var in *crash.Internal
+	switch {
+	case errors.As(err, &in):
+		return 3
+	case errors.As(err, &u):
 		return 2
 	}
 	return 1
@@ -57,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return usageError{fmt.Errorf("unknown command %q\n%s", args[0], usage(cmds))}
 	}
-	return withFlags(c.run(args[1:], stdout, stderr))
+	return withFlags(crash.Guard(func() error { return c.run(args[1:], stdout, stderr) }))
 }
 
 func usage(cmds map[string]command) string {

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/routesim/routesim/internal/crash"
 )
 
 // TestAbsurdInputsAreRefused: values that used to overflow the clock, run
@@ -52,5 +54,20 @@ func TestTraceScaledPastHorizon(t *testing.T) {
 	_, _, err := runCLI("run", "--rate-scale", "1e-6")
 	if err == nil || !strings.Contains(err.Error(), "--rate-scale") || !strings.Contains(err.Error(), "horizon") {
 		t.Errorf("%v", err)
+	}
+}
+
+// TestExitCodes: usage errors exit 2, input and run errors 1, internal
+// errors (a recovered panic) 3.
+func TestExitCodes(t *testing.T) {
+	if _, _, err := runCLI("run", "--n", "0"); exitCode(err) != 2 {
+		t.Errorf("usage error: exit %d", exitCode(err))
+	}
+	if _, _, err := runCLI("run", "--trace", "/no/such/trace.jsonl"); err == nil || exitCode(err) != 1 {
+		t.Errorf("missing input file: %v, exit %d", err, exitCode(err))
+	}
+	err := withFlags(crash.Guard(func() error { panic("boom") }))
+	if exitCode(err) != 3 || !strings.Contains(err.Error(), "internal error: boom") {
+		t.Errorf("panic: %v, exit %d", err, exitCode(err))
 	}
 }
