@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
+
+	"github.com/routesim/routesim/internal/atomicfile"
 
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim"
@@ -15,18 +14,17 @@ import (
 // file that replaces the target only when the run succeeded.
 type decisionTrace struct {
 	path string
-	f    *os.File
-	w    *bufio.Writer
+	w    *atomicfile.File
 	buf  []byte
 	err  error
 }
 
 func newDecisionTrace(path string) (*decisionTrace, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("--trace-decisions: %w", err)
 	}
-	return &decisionTrace{path: path, f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+	return &decisionTrace{path: path, w: f}, nil
 }
 
 // Decision implements sim.DecisionObserver. Excluded workers' +Inf scores
@@ -66,24 +64,14 @@ func (t *decisionTrace) Decision(at sim.Time, id, attempt int, d policy.Decision
 }
 
 func (t *decisionTrace) commit() error {
-	err := t.err
-	if err == nil {
-		err = t.w.Flush()
+	if t.err != nil {
+		t.w.Abort()
+		return fmt.Errorf("--trace-decisions %s: %w", t.path, t.err)
 	}
-	if cerr := t.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(t.f.Name(), t.path)
-	}
-	if err != nil {
-		os.Remove(t.f.Name())
-		return fmt.Errorf("--trace-decisions %s: %w", t.path, err)
+	if err := t.w.Commit(); err != nil {
+		return fmt.Errorf("--trace-decisions: %w", err)
 	}
 	return nil
 }
 
-func (t *decisionTrace) abort() {
-	t.f.Close()
-	os.Remove(t.f.Name())
-}
+func (t *decisionTrace) abort() { t.w.Abort() }

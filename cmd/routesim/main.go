@@ -6,11 +6,27 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
+	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/internal/crash"
 )
 
 func main() {
+	// An interrupted command removes its unpublished temporaries (and its
+	// sweep lock) before exiting: 130 for SIGINT, 143 for SIGTERM.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		atomicfile.AbortAll()
+		fmt.Fprintf(os.Stderr, "routesim: %v: stopped; unpublished outputs removed\n", s)
+		if s == syscall.SIGTERM {
+			os.Exit(143)
+		}
+		os.Exit(130)
+	}()
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "routesim:", err)
 		var in *crash.Internal

@@ -1,6 +1,18 @@
-// Package atomicfile publishes output files all at once or not at all:
-// temporaries beside their final names, renamed into place on success, so
-// a failed or interrupted command never leaves a partial output.
+// Package atomicfile publishes output files so that a reader never sees a
+// partial one: each file is written to a hidden temporary beside its final
+// name, synced, and renamed into place. What is promised, precisely:
+//
+//   - every published file is complete (it was fully written and synced
+//     before its rename, and the directory is synced after);
+//   - a Dir publishes its files one rename at a time in Commit: if a rename
+//     fails part-way (a full disk cannot fail it; a permission change can),
+//     the files renamed before it are new, the rest keep their old
+//     contents, and Commit says which file failed;
+//   - temporaries never outlive the command: Abort removes them, an
+//     interrupted command removes them (AbortAll on SIGINT/SIGTERM), and
+//     NewDir removes those left by a process that no longer exists.
+//
+// Files are created with mode 0666 less the umask, like any other tool's.
 package atomicfile
 
 import (
@@ -10,11 +22,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 )
 
-// Dir collects output files as hidden temporaries and publishes them all
-// by rename in Commit. Until then nothing under their final names exists;
-// Abort removes the temporaries (and the directory, if Dir created it).
+// Dir collects output files as hidden temporaries and publishes them in
+// Commit. Until then nothing under their final names changes; Abort
+// removes the temporaries (and the directory, if Dir created it).
 type Dir struct {
 	path    string
 	created bool
@@ -27,91 +42,254 @@ type pending struct {
 	w          *bufio.Writer
 }
 
-// NewDir prepares dir (creating it and its parents if needed).
+// live holds every Dir with unpublished temporaries, for AbortAll.
+var live = struct {
+	sync.Mutex
+	dirs map[*Dir]bool
+	tmps map[string]bool // WriteFile's temporaries
+}{dirs: map[*Dir]bool{}, tmps: map[string]bool{}}
+
+// NewDir prepares dir (creating it and its parents if needed) and removes
+// temporaries that dead processes left in it.
 func NewDir(dir string) (*Dir, error) {
 	d := &Dir{path: dir}
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		d.created = true
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("--out %s: %w", dir, err)
 	}
+	RemoveStale(dir)
 	return d, nil
+}
+
+// tmpTag marks a temporary's name: .NAME.tmp-PID-N.
+const tmpTag = ".tmp-"
+
+// create opens a new temporary beside final, mode 0666 less the umask.
+func create(final string) (*os.File, error) {
+	dir, base := filepath.Split(final)
+	for n := 0; ; n++ {
+		name := filepath.Join(dir, "."+base+tmpTag+strconv.Itoa(os.Getpid())+"-"+strconv.Itoa(n))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, os.ErrExist) && n < 10000 {
+			continue
+		}
+		return f, err
+	}
+}
+
+// RemoveStale deletes temporaries in dir whose writing process has
+// exited (an interrupted or killed command); a live process's are kept.
+func RemoveStale(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		i := strings.LastIndex(name, tmpTag)
+		if !strings.HasPrefix(name, ".") || i < 0 {
+			continue
+		}
+		rest := name[i+len(tmpTag):]
+		j := strings.IndexByte(rest, '-')
+		if j < 0 {
+			continue
+		}
+		pid, err := strconv.Atoi(rest[:j])
+		if err != nil || (pid != os.Getpid() && processAlive(pid)) {
+			continue
+		}
+		if pid == os.Getpid() && isLive(filepath.Join(dir, name)) {
+			continue
+		}
+		os.Remove(filepath.Join(dir, name))
+	}
+}
+
+func isLive(tmp string) bool {
+	live.Lock()
+	defer live.Unlock()
+	if live.tmps[tmp] {
+		return true
+	}
+	for d := range live.dirs {
+		for _, p := range d.files {
+			if p.tmp == tmp {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Create opens a temporary for the file name inside the directory.
 func (d *Dir) Create(name string) (*bufio.Writer, error) {
 	final := filepath.Join(d.path, name)
-	f, err := os.CreateTemp(d.path, "."+name+".tmp*")
+	f, err := create(final)
 	if err != nil {
 		return nil, fmt.Errorf("--out %s: %w", d.path, err)
 	}
 	p := &pending{tmp: f.Name(), final: final, f: f, w: bufio.NewWriterSize(f, 1<<16)}
+	live.Lock()
 	d.files = append(d.files, p)
+	live.dirs[d] = true
+	live.Unlock()
 	return p.w, nil
 }
 
-// Commit flushes, syncs and renames every file into place.
+// Commit flushes, syncs and closes every file, renames each into place,
+// and syncs the directory.
 func (d *Dir) Commit() error {
 	for _, p := range d.files {
 		err := p.w.Flush()
 		if err == nil {
-			err = p.f.Close()
-		} else {
-			p.f.Close()
+			err = p.f.Sync()
 		}
+		if cerr := p.f.Close(); err == nil {
+			err = cerr
+		}
+		p.f = nil
 		if err != nil {
 			d.Abort()
 			return fmt.Errorf("writing %s: %w", p.final, err)
 		}
-		p.f = nil
 	}
-	for _, p := range d.files {
+	for i, p := range d.files {
 		if err := os.Rename(p.tmp, p.final); err != nil {
+			done := make([]string, 0, i)
+			for _, q := range d.files[:i] {
+				done = append(done, filepath.Base(q.final))
+			}
+			d.files = d.files[i:]
 			d.Abort()
-			return fmt.Errorf("publishing %s: %w", p.final, err)
+			return fmt.Errorf("publishing %s: %w (already published: %s; the others keep their previous contents)", p.final, err, strings.Join(done, ", "))
 		}
 	}
+	syncDir(d.path)
+	live.Lock()
 	d.files = nil
+	delete(live.dirs, d)
+	live.Unlock()
 	return nil
 }
 
 // Abort removes every unpublished temporary, and the directory if NewDir
 // created it and it is now empty.
 func (d *Dir) Abort() {
-	for _, p := range d.files {
+	live.Lock()
+	files := d.files
+	d.files = nil
+	delete(live.dirs, d)
+	live.Unlock()
+	for _, p := range files {
 		if p.f != nil {
 			p.f.Close()
 		}
 		os.Remove(p.tmp)
 	}
-	d.files = nil
 	if d.created {
 		os.Remove(d.path) // fails, harmlessly, if anything else is inside
 	}
 }
 
-// WriteFile writes one file atomically: write fills a temporary beside
-// path, which replaces path only if writing and closing succeeded.
-func WriteFile(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+// AbortAll removes every temporary not yet published (an interrupted
+// command calls it before exiting).
+func AbortAll() {
+	live.Lock()
+	dirs := make([]*Dir, 0, len(live.dirs))
+	for d := range live.dirs {
+		dirs = append(dirs, d)
+	}
+	tmps := make([]string, 0, len(live.tmps))
+	for t := range live.tmps {
+		tmps = append(tmps, t)
+	}
+	live.Unlock()
+	for _, d := range dirs {
+		d.Abort()
+	}
+	for _, t := range tmps {
+		os.Remove(t)
+	}
+}
+
+// File is one output file being written: a temporary beside its final
+// path until Commit renames it into place.
+type File struct {
+	*bufio.Writer
+	f    *os.File
+	path string
+}
+
+// Create starts writing path atomically.
+func Create(path string) (*File, error) {
+	f, err := create(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w := bufio.NewWriterSize(f, 1<<16)
-	err = write(w)
+	live.Lock()
+	live.tmps[f.Name()] = true
+	live.Unlock()
+	return &File{Writer: bufio.NewWriterSize(f, 1<<16), f: f, path: path}, nil
+}
+
+func (f *File) forget() {
+	live.Lock()
+	delete(live.tmps, f.f.Name())
+	live.Unlock()
+}
+
+// Commit flushes, syncs and closes the temporary and renames it to the
+// final path (removing it instead if any step fails).
+func (f *File) Commit() error {
+	defer f.forget()
+	err := f.Flush()
 	if err == nil {
-		err = w.Flush()
+		err = f.f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
+	if cerr := f.f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), path)
+		err = os.Rename(f.f.Name(), f.path)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		os.Remove(f.f.Name())
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	syncDir(filepath.Dir(f.path))
+	return nil
+}
+
+// Abort removes the temporary.
+func (f *File) Abort() {
+	defer f.forget()
+	f.f.Close()
+	os.Remove(f.f.Name())
+}
+
+// WriteFile writes one file atomically: write fills a temporary beside
+// path, which replaces path only if writing, syncing and closing
+// succeeded.
+func WriteFile(path string, write func(io.Writer) error) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Abort()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return nil
+	return f.Commit()
+}
+
+// syncDir makes the renames in dir durable (best effort: not every
+// filesystem supports syncing a directory).
+func syncDir(dir string) {
+	if f, err := os.Open(dir); err == nil {
+		f.Sync()
+		f.Close()
+	}
 }

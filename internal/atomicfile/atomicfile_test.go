@@ -36,3 +36,31 @@ func TestDirPublishesOnlyOnCommit(t *testing.T) {
 		t.Errorf("content %q", b)
 	}
 }
+
+// TestTemporariesNeverOutliveTheCommand: AbortAll (what an interrupt
+// runs) removes every unpublished temporary; NewDir removes those a dead
+// process left and keeps a live one's.
+func TestTemporariesNeverOutliveTheCommand(t *testing.T) {
+	dir := t.TempDir()
+	d, _ := NewDir(dir)
+	w, _ := d.Create("summary.csv")
+	w.WriteString("partial")
+	f, _ := Create(filepath.Join(dir, "decisions.jsonl"))
+	f.WriteString("partial")
+	AbortAll()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("after AbortAll: %v", entries)
+	}
+	// A dead process's leftover (pid 1<<22 + 1 is above Linux's pid limit)
+	// and this process's own, still being written.
+	dead := filepath.Join(dir, ".summary.csv.tmp-4194305-0")
+	os.WriteFile(dead, []byte("x"), 0o644)
+	g, _ := Create(filepath.Join(dir, "mine.csv"))
+	RemoveStale(dir)
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Error("a dead process's temporary survived NewDir")
+	}
+	if err := g.Commit(); err != nil {
+		t.Errorf("a live temporary was removed: %v", err)
+	}
+}
