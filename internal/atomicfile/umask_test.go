@@ -32,4 +32,3 @@ func TestModeFollowsUmask(t *testing.T) {
 		}
 	}
 }
-
