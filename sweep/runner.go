@@ -20,7 +20,12 @@ import (
 // Result is one finished point: its summary and, for plots, every
 // request's arrival and TTFT (-1 = not completed).
 type Result struct {
-	Point    Point        `json:"point"`
+	// Key and ManifestDigest say which point of which sweep this is; a
+	// point file whose key or digest does not match is refused (or rerun
+	// with Runner.RecomputeBad).
+	Key            string       `json:"key"`
+	ManifestDigest string       `json:"manifest_digest"`
+	Point          Point        `json:"point"`
 	Summary  sim.Summary  `json:"summary"`
 	ArrivalS []float64    `json:"arrival_s"`
 	TTFTMs   []float64    `json:"ttft_ms"`
@@ -45,6 +50,27 @@ type Runner struct {
 	// Progress, if set, is called after each point (from one goroutine at
 	// a time) with the points done and the points this run must do.
 	Progress func(done, total int, p Point)
+	// Digest identifies the sweep (a hash of its manifest); every point
+	// file carries it. RecomputeBad reruns point files that do not belong
+	// (wrong key or digest, unreadable) instead of failing on them.
+	Digest       string
+	RecomputeBad bool
+
+	prepared map[buildKey]*scenario.Built
+}
+
+// Prepare builds every configuration the grid needs, so that a sweep that
+// cannot run fails before anything is written. Run calls it if needed.
+func (r *Runner) Prepare() error {
+	if r.prepared != nil {
+		return nil
+	}
+	b, err := r.builds()
+	if err != nil {
+		return err
+	}
+	r.prepared = b
+	return nil
 }
 
 // PointsDir is where a sweep keeps its finished points.
@@ -64,14 +90,23 @@ func (r *Runner) Run(ctx context.Context) ([]Result, error) {
 			continue
 		}
 		mine = append(mine, p)
-		if _, err := os.Stat(filepath.Join(pdir, p.Key()+".json")); err != nil {
+		path := filepath.Join(pdir, p.Key()+".json")
+		if _, err := os.Stat(path); err != nil {
+			todo = append(todo, p)
+			continue
+		}
+		if _, err := readPoint(path, p, r.Digest); err != nil {
+			if !r.RecomputeBad {
+				return nil, fmt.Errorf("%w (rerun with --recompute-bad to recompute such points)", err)
+			}
+			os.Remove(path)
 			todo = append(todo, p)
 		}
 	}
-	builds, err := r.builds()
-	if err != nil {
+	if err := r.Prepare(); err != nil {
 		return nil, err
 	}
+	builds := r.prepared
 	jobs := max(r.Jobs, 1)
 	work := make(chan Point)
 	errs := make(chan error, jobs)
@@ -119,7 +154,7 @@ feed:
 	if runErr != nil {
 		return nil, runErr
 	}
-	return Load(r.Dir, mine)
+	return Load(r.Dir, mine, r.Digest)
 }
 
 type buildKey struct {
@@ -212,7 +247,7 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	if err != nil {
 		return fmt.Errorf("point %s: %w", p.Key(), err)
 	}
-	out := Result{Point: p, Summary: sim.Summarize(res)}
+	out := Result{Key: p.Key(), ManifestDigest: r.Digest, Point: p, Summary: sim.Summarize(res)}
 	for i := range res.Records {
 		rec := &res.Records[i]
 		out.ArrivalS = append(out.ArrivalS, rec.Arrival.Seconds())
@@ -243,22 +278,43 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	})
 }
 
-// Load reads the given points' results from dir, in the given order.
-func Load(dir string, points []Point) ([]Result, error) {
+// Load reads the given points' results from dir, in the given order; each
+// file must be the point it is named for, of the sweep whose manifest
+// digest is digest.
+func Load(dir string, points []Point, digest string) ([]Result, error) {
 	out := make([]Result, 0, len(points))
 	for _, p := range points {
-		b, err := os.ReadFile(filepath.Join(PointsDir(dir), p.Key()+".json"))
+		path := filepath.Join(PointsDir(dir), p.Key()+".json")
+		r, err := readPoint(path, p, digest)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("point %s is missing from %s (run its shard, or merge)", p.Key(), dir)
+		}
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("point %s is missing from %s (run its shard, or merge)", p.Key(), dir)
-			}
 			return nil, err
 		}
-		var r Result
-		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%s: %w", p.Key(), err)
-		}
-		out = append(out, r)
+		out = append(out, *r)
 	}
 	return out, nil
+}
+
+// readPoint reads one point file and checks that it is point p of the
+// sweep with this digest.
+func readPoint(path string, p Point, digest string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a point file: %v", path, err)
+	}
+	switch {
+	case r.Key != p.Key():
+		return nil, fmt.Errorf("%s: holds point %q, not %q (copied or edited?)", path, r.Key, p.Key())
+	case r.ManifestDigest != digest:
+		return nil, fmt.Errorf("%s: belongs to another sweep (manifest digest %.12s, this sweep's %.12s)", path, r.ManifestDigest, digest)
+	case r.Point != p:
+		return nil, fmt.Errorf("%s: its point %+v is not %+v", path, r.Point, p)
+	}
+	return &r, nil
 }

@@ -61,6 +61,11 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		m = dm
 	}
+	lock, err := atomicfile.LockDir(out)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	if err := os.MkdirAll(sweep.PointsDir(out), 0o755); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
@@ -85,7 +90,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	results, err := sweep.Load(out, m.Grid.Points())
+	results, err := sweep.Load(out, m.Grid.Points(), manifestDigest(m))
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
@@ -122,7 +127,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	results, err := sweep.Load(dir, m.Grid.Points())
+	results, err := sweep.Load(dir, m.Grid.Points(), manifestDigest(m))
 	if err != nil {
 		return err
 	}

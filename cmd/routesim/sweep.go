@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"math"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
 
@@ -67,6 +72,8 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	draws := fs.Int("uncertainty", 0, "per point, also run K coefficient sets drawn from the profile's posterior (the point's seed): summaries carry 10–90 % bands, plots shade them, crossover intervals include them (0 = off)")
 	shardFlag := fs.String("shard", "0/1", "run only shard i of k (0-based), e.g. 2/3; join shards with routesim merge")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	force := fs.Bool("force", false, "--out holds a different sweep: discard its points and manifest and start this one")
+	recompute := fs.Bool("recompute-bad", false, "rerun point files that do not belong to this sweep (wrong point or sweep, unreadable) instead of failing")
 	slices := fs.Bool("slices", false, "seed k also replays its own --first window of the trace, spread evenly over it (--skip is ignored)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim sweep [flags]\n\nRun a grid of N × policy × seed (× rate scale) in parallel, detect crossovers, write tables and plots.\n\nFlags:\n%s", fs.FlagUsages())
@@ -196,8 +203,25 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	case "synthetic":
 		m.Meta.Trace = "synthetic open loop (" + base.Synthetic.Arrival + ")"
 	}
+	r := &sweep.Runner{Base: base, Grid: grid, Dir: *out, Jobs: *jobs, Shard: shard, PerRequest: *perReq, Uncertainty: *draws,
+		Progress: progress(stderr, *quiet), Digest: manifestDigest(m), RecomputeBad: *recompute}
+	// Everything that can be checked is checked before anything is
+	// written: the grid's every configuration is built first.
+	if err := r.Prepare(); err != nil {
+		return usageError{err}
+	}
+	lock, err := atomicfile.LockDir(*out)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	if prev, err := readManifest(*out); err == nil && !sameSweep(prev, m) {
-		return usageError{fmt.Errorf("--out %s holds a different sweep (its manifest.json differs); use another directory", *out)}
+		if !*force {
+			return usageError{fmt.Errorf("--out %s holds a different sweep (%s); use another directory, or --force to discard it", *out, manifestDiff(prev, m))}
+		}
+		if err := os.RemoveAll(sweep.PointsDir(*out)); err != nil {
+			return err
+		}
 	}
 	if err := checkWritable(*out); err != nil {
 		return err
@@ -207,8 +231,6 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := writeShardManifest(*out, m, shard); err != nil {
 		return err
 	}
-	r := &sweep.Runner{Base: base, Grid: grid, Dir: *out, Jobs: *jobs, Shard: shard, PerRequest: *perReq, Uncertainty: *draws,
-		Progress: progress(stderr, *quiet)}
 	results, err := r.Run(ctx)
 	if err != nil {
 		return err
@@ -229,6 +251,66 @@ func sameSweep(a, b *sweepManifest) bool {
 	ja, _ := jsonString(a)
 	jb, _ := jsonString(b)
 	return ja == jb
+}
+
+// manifestDigest identifies a sweep: a hash of its manifest, which every
+// point file carries.
+func manifestDigest(m *sweepManifest) string {
+	j, _ := jsonString(m)
+	sum := sha256.Sum256([]byte(j))
+	return hex.EncodeToString(sum[:])
+}
+
+// manifestDiff names the settings in which two sweeps differ (up to six).
+func manifestDiff(a, b *sweepManifest) string {
+	flat := func(m *sweepManifest) map[string]string {
+		j, _ := jsonString(m)
+		var v any
+		json.Unmarshal([]byte(j), &v)
+		out := map[string]string{}
+		var walk func(prefix string, v any)
+		walk = func(prefix string, v any) {
+			if o, ok := v.(map[string]any); ok {
+				for k, x := range o {
+					walk(strings.TrimPrefix(prefix+"."+k, "."), x)
+				}
+				return
+			}
+			b, _ := json.Marshal(v)
+			out[prefix] = string(b)
+		}
+		walk("", v)
+		return out
+	}
+	fa, fb := flat(a), flat(b)
+	var keys []string
+	for k := range fa {
+		if fa[k] != fb[k] {
+			keys = append(keys, k)
+		}
+	}
+	for k := range fb {
+		if _, ok := fa[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var parts []string
+	for i, k := range keys {
+		if i == 6 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(keys)-6))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %s there, %s here", k, orNone(fa[k]), orNone(fb[k])))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unset"
+	}
+	return s
 }
 
 func checkWritable(dir string) error {
