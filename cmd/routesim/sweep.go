@@ -24,13 +24,47 @@ import (
 	"github.com/routesim/routesim/sweep"
 )
 
-// sweepDefaults is the study's question: the arXiv-trace window matched to
-// the 8×A100 runs (input ≤ 16,384, 1,000 requests at their rate), the
-// calibrated A100 + Qwen3-8B profile, max-model-len 16,384.
+// sweepDefaults is the study's question: the arXiv-trace window on the
+// calibrated A100 + Qwen3-8B profile. The window's own settings
+// (windowDefaults) apply only to that trace.
 func sweepDefaults() scenario.Spec {
 	s := scenario.Defaults()
-	s.Trace, s.MaxISL, s.Skip, s.First, s.RateScale, s.MaxModelLen = "arxiv-window", 16384, 60, 1000, 0.7365, 16384
+	s.Trace = "arxiv-window"
 	return s
+}
+
+// windowDefaults are the settings that match the embedded arXiv-trace
+// window to the 8×A100 runs: input ≤ 16,384 tokens, skip 60, the next 1,000
+// requests at ×0.7365 their rate, max-model-len 16,384. A sweep of that
+// trace (from flags, not a scenario file) takes each one the user did not
+// set; any other workload or trace takes none of them.
+var windowDefaults = []struct {
+	flag string
+	set  func(s *scenario.Spec)
+}{
+	{"max-isl", func(s *scenario.Spec) { s.MaxISL = 16384 }},
+	{"skip", func(s *scenario.Spec) { s.Skip = 60 }},
+	{"first", func(s *scenario.Spec) { s.First = 1000 }},
+	{"rate-scale", func(s *scenario.Spec) { s.RateScale = 0.7365 }},
+	{"max-model-len", func(s *scenario.Spec) { s.MaxModelLen = 16384 }},
+}
+
+const windowRateScale = 0.7365
+
+// applyWindowDefaults fills the window settings the user left unset, when
+// the sweep replays the default window.
+func applyWindowDefaults(fs *pflag.FlagSet, s *scenario.Spec, rates *[]float64) {
+	if s.Description != "" || (s.Workload != "trace" && s.Workload != "") || s.Trace != "arxiv-window" {
+		return
+	}
+	for _, d := range windowDefaults {
+		if !fs.Changed(d.flag) {
+			d.set(s)
+		}
+	}
+	if !fs.Changed("rate-scale") {
+		*rates = []float64{windowRateScale}
+	}
 }
 
 func sweepCmd(args []string, stdout, stderr io.Writer) error {
@@ -62,7 +96,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	pols := fs.StringSlice("policy", []string{"round-robin", "kv-admission", "kv-backpressure"}, "policies to compare ("+joinNames(policy.Names())+")")
 	seeds := fs.Int("seeds", 5, "seeds per point (they vary service noise and router tie-breaks)")
 	baseSeed := fs.Uint64("seed", 0, "first seed")
-	rates := fs.Float64Slice("rate-scale", []float64{base.RateScale}, "arrival-rate multipliers (a list sweeps them too)")
+	rates := fs.Float64Slice("rate-scale", []float64{base.RateScale}, "arrival-rate multipliers (a list sweeps them too; the arxiv-window trace defaults to 0.7365)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "points run in parallel")
 	out := fs.String("out", "routesim-out", "output directory (re-running resumes: finished points are kept)")
 	metric := fs.String("metric", "ttft-p50", "crossover metric: "+strings.Join(sweep.MetricNames, ", "))
@@ -84,6 +118,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("sweep: unexpected arguments %q", fs.Args())}
 	}
+	applyWindowDefaults(fs, &base, rates)
 	var errs []error
 	ns, err := sweep.ParseRange(*nFlag)
 	if err != nil {
@@ -356,6 +391,9 @@ func progress(w io.Writer, quiet bool) func(done, total int, p sweep.Point) {
 func printCrossovers(w io.Writer, m *sweepManifest, cross, comp []sweep.Crossover, dir string) error {
 	axis, values := m.Grid.Axis()
 	fmt.Fprintf(w, "routesim sweep: %s on %s, N %v, %d seeds, policies %s; crossover along %s %v\n", m.Meta.Model, m.Meta.GPU, m.Grid.Ns, m.Grid.Seeds, strings.Join(m.Grid.Policies, ", "), axis, values)
+	if line := offeredLine(m); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	table := func(title string, cs []sweep.Crossover) {
 		fmt.Fprintf(w, "\ncrossover on %s:\n", title)
 		for _, c := range cs {
@@ -372,6 +410,32 @@ func printCrossovers(w io.Writer, m *sweepManifest, cross, comp []sweep.Crossove
 	}
 	_, err := fmt.Fprintf(w, "\nwrote %s/{summary.csv,summary.parquet,crossover.json,manifest.json,plots/}\n", dir)
 	return err
+}
+
+// offeredLine says what load the sweep offers at its base point: the
+// requests kept and their effective rate after every filter and scale.
+func offeredLine(m *sweepManifest) string {
+	s := m.Base
+	s.RateScale = m.Grid.RateScales[0]
+	b, err := s.Build(nil)
+	if err != nil {
+		return ""
+	}
+	if b.Work == nil {
+		return fmt.Sprintf("offered: closed-loop sessions, %d users", s.Sessions.Concurrency)
+	}
+	jobs := b.Work.Jobs
+	span := (jobs[len(jobs)-1].Arrival - jobs[0].Arrival).Seconds()
+	rate := 0.0
+	if span > 0 {
+		rate = float64(len(jobs)-1) / span
+	}
+	if s.Workload == "synthetic" {
+		return fmt.Sprintf("offered: %d synthetic requests at %g req/s × rate scale %g = %.3g req/s (%.3g measured over %.0f s)",
+			len(jobs), s.Synthetic.RatePerS, s.RateScale, s.Synthetic.RatePerS*s.RateScale, rate, span)
+	}
+	return fmt.Sprintf("offered: %d requests of %s (max ISL %d, skip %d, first %d) at rate scale %g: %.3g req/s over %.0f s",
+		len(jobs), s.Trace, s.MaxISL, s.Skip, s.First, s.RateScale, rate, span)
 }
 
 // listed says whether v is in list.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,5 +107,35 @@ func TestInvalidSweepWritesNothing(t *testing.T) {
 	}
 	if _, _, err := runCLI("sweep", "--trace", smallTrace, "--skip", "0", "--n", "2", "--seeds", "1", "--quiet", "--policy", "round-robin", "--out", dir); err != nil {
 		t.Errorf("the corrected sweep: %v", err)
+	}
+}
+
+// TestLoadSweepsKeepTheirAxis: a --rate sweep's summary.csv has a rate
+// column with the swept values (and an empty concurrency column), a
+// synthetic sweep offers what the header says: no trace-window defaults.
+func TestLoadSweepsKeepTheirAxis(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	stdout, _, err := runCLI("sweep", "--workload", "synthetic", "--requests", "40", "--rate", "2..4:2", "--n", "2", "--seeds", "1", "--quiet", "--policy", "round-robin", "--out", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "offered: 40 synthetic requests at 2 req/s × rate scale 1 = 2 req/s") {
+		t.Errorf("header does not state the offered load:\n%s", stdout)
+	}
+	f, _ := os.Open(filepath.Join(dir, "summary.csv"))
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for i, want := range []string{"2", "4"} {
+		r := rows[1+i]
+		if r[col["rate"]] != want || r[col["concurrency"]] != "" || r[col["offered"]] != "40" {
+			t.Errorf("row %d: rate %q, concurrency %q, offered %q; want %s, empty, 40", i, r[col["rate"]], r[col["concurrency"]], r[col["offered"]], want)
+		}
 	}
 }

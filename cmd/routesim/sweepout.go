@@ -73,8 +73,8 @@ func writeSweepOutputs(dir string, m *sweepManifest, results []sweep.Result) ([]
 		name  string
 		write func(io.Writer) error
 	}{
-		{"summary.csv", func(w io.Writer) error { return writeSummaryCSV(w, results) }},
-		{"summary.parquet", func(w io.Writer) error { return parquet.Write(w, summaryColumns(results)) }},
+		{"summary.csv", func(w io.Writer) error { return writeSummaryCSV(w, m, results) }},
+		{"summary.parquet", func(w io.Writer) error { return parquet.Write(w, summaryColumns(m, results)) }},
 		{"crossover.json", func(w io.Writer) error {
 			return writeJSON(w, map[string]any{"metric": m.Metric, "crossovers": cross, "completeness": comp})
 		}},
@@ -84,7 +84,7 @@ func writeSweepOutputs(dir string, m *sweepManifest, results []sweep.Result) ([]
 		files = append(files, struct {
 			name  string
 			write func(io.Writer) error
-		}{"requests.parquet", func(w io.Writer) error { return parquet.Write(w, requestColumns(results)) }})
+		}{"requests.parquet", func(w io.Writer) error { return parquet.Write(w, requestColumns(m, results)) }})
 	}
 	for _, f := range files {
 		w, err := d.Create(f.name)
@@ -106,20 +106,93 @@ func writeSweepOutputs(dir string, m *sweepManifest, results []sweep.Result) ([]
 	return cross, comp, plots.Save(filepath.Join(dir, "plots"), figs)
 }
 
-var pointColumns = []string{"n", "policy", "seed", "rate_scale"}
+// pointAxis is one coordinate of a point, a column of every sweep table.
+// Every axis is a column whether or not it was swept (constant then, null
+// where the workload has no such setting), so tables of different sweeps
+// concatenate.
+type pointAxis struct {
+	name, unit string
+	kind       parquet.Kind
+	// value returns the coordinate as an integer, a float or a string
+	// (by kind); ok is false for null.
+	value func(m *sweepManifest, p sweep.Point) (i int64, f float64, s string, ok bool)
+}
 
-func writeSummaryCSV(w io.Writer, results []sweep.Result) error {
+var pointAxes = []pointAxis{
+	{"n", "", parquet.Int64, func(_ *sweepManifest, p sweep.Point) (int64, float64, string, bool) { return int64(p.N), 0, "", true }},
+	{"policy", "", parquet.String, func(_ *sweepManifest, p sweep.Point) (int64, float64, string, bool) { return 0, 0, p.Policy, true }},
+	{"seed", "", parquet.Int64, func(_ *sweepManifest, p sweep.Point) (int64, float64, string, bool) {
+		return int64(p.Seed), 0, "", true
+	}},
+	{"rate_scale", "", parquet.Float64, func(_ *sweepManifest, p sweep.Point) (int64, float64, string, bool) { return 0, p.RateScale, "", true }},
+	{"concurrency", "users", parquet.Int64, func(m *sweepManifest, p sweep.Point) (int64, float64, string, bool) {
+		if p.Concurrency > 0 {
+			return int64(p.Concurrency), 0, "", true
+		}
+		return int64(m.Base.Sessions.Concurrency), 0, "", m.Base.Workload == "sessions"
+	}},
+	{"rate", "requests/s", parquet.Float64, func(m *sweepManifest, p sweep.Point) (int64, float64, string, bool) {
+		if p.Rate > 0 {
+			return 0, float64(p.Rate), "", true
+		}
+		return 0, m.Base.Synthetic.RatePerS, "", m.Base.Workload == "synthetic"
+	}},
+}
+
+// axisColumns are the empty coordinate columns of a table.
+func axisColumns() []parquet.Column {
+	cols := make([]parquet.Column, len(pointAxes))
+	for i, a := range pointAxes {
+		cols[i] = parquet.Column{Name: a.name, Unit: a.unit, Kind: a.kind, Null: []bool{}}
+	}
+	return cols
+}
+
+// appendAxes adds point p's coordinates to the first columns of cols.
+func appendAxes(cols []parquet.Column, m *sweepManifest, p sweep.Point) {
+	for k, a := range pointAxes {
+		i, f, s, ok := a.value(m, p)
+		c := &cols[k]
+		c.Null = append(c.Null, !ok)
+		switch a.kind {
+		case parquet.Int64:
+			c.Ints = append(c.Ints, i)
+		case parquet.Float64:
+			c.Floats = append(c.Floats, f)
+		default:
+			c.Strings = append(c.Strings, s)
+		}
+	}
+}
+
+func writeSummaryCSV(w io.Writer, m *sweepManifest, results []sweep.Result) error {
 	cw := csv.NewWriter(w)
 	for i, r := range results {
 		fields := report.SummaryFields(&r.Summary)
 		if i == 0 {
-			head := append([]string{}, pointColumns...)
+			var head []string
+			for _, a := range pointAxes {
+				head = append(head, a.name)
+			}
 			for _, f := range fields {
 				head = append(head, f.Name)
 			}
 			cw.Write(head)
 		}
-		row := []string{strconv.Itoa(r.Point.N), r.Point.Policy, strconv.FormatUint(r.Point.Seed, 10), strconv.FormatFloat(r.Point.RateScale, 'g', -1, 64)}
+		var row []string
+		for _, a := range pointAxes {
+			iv, fv, sv, ok := a.value(m, r.Point)
+			switch {
+			case !ok:
+				row = append(row, "")
+			case a.kind == parquet.Int64:
+				row = append(row, strconv.FormatInt(iv, 10))
+			case a.kind == parquet.Float64:
+				row = append(row, strconv.FormatFloat(fv, 'g', -1, 64))
+			default:
+				row = append(row, sv)
+			}
+		}
 		for _, f := range fields {
 			row = append(row, f.String())
 		}
@@ -131,14 +204,11 @@ func writeSummaryCSV(w io.Writer, results []sweep.Result) error {
 
 // summaryColumns: the point's coordinates, then every summary field with
 // its type and unit.
-func summaryColumns(results []sweep.Result) []parquet.Column {
-	cols := []parquet.Column{{Name: "n", Kind: parquet.Int64}, {Name: "policy", Kind: parquet.String},
-		{Name: "seed", Kind: parquet.Int64}, {Name: "rate_scale", Kind: parquet.Float64}}
+func summaryColumns(m *sweepManifest, results []sweep.Result) []parquet.Column {
+	cols := axisColumns()
+	na := len(cols)
 	for ri, r := range results {
-		cols[0].Ints = append(cols[0].Ints, int64(r.Point.N))
-		cols[1].Strings = append(cols[1].Strings, r.Point.Policy)
-		cols[2].Ints = append(cols[2].Ints, int64(r.Point.Seed))
-		cols[3].Floats = append(cols[3].Floats, r.Point.RateScale)
+		appendAxes(cols, m, r.Point)
 		for fi, f := range report.SummaryFields(&r.Summary) {
 			if ri == 0 {
 				kind := parquet.Float64
@@ -147,7 +217,7 @@ func summaryColumns(results []sweep.Result) []parquet.Column {
 				}
 				cols = append(cols, parquet.Column{Name: f.Name, Unit: f.Unit, Kind: kind, Null: make([]bool, 0, len(results))})
 			}
-			c := &cols[4+fi]
+			c := &cols[na+fi]
 			c.Null = append(c.Null, f.Null)
 			if c.Kind == parquet.Int64 {
 				c.Ints = append(c.Ints, int64(f.Value))
@@ -161,11 +231,9 @@ func summaryColumns(results []sweep.Result) []parquet.Column {
 
 // requestColumns: one row per request of every point — the point's axes,
 // then report.RequestSchema's sweep columns.
-func requestColumns(results []sweep.Result) []parquet.Column {
-	c := []parquet.Column{
-		{Name: "n", Kind: parquet.Int64}, {Name: "policy", Kind: parquet.String}, {Name: "seed", Kind: parquet.Int64},
-		{Name: "rate_scale", Kind: parquet.Float64},
-	}
+func requestColumns(m *sweepManifest, results []sweep.Result) []parquet.Column {
+	c := axisColumns()
+	na := len(c)
 	var schema []report.RequestColumn
 	for _, rc := range report.RequestSchema {
 		if !rc.Sweep {
@@ -186,12 +254,9 @@ func requestColumns(results []sweep.Result) []parquet.Column {
 	for _, r := range results {
 		for i := range r.Records {
 			rec := &r.Records[i]
-			c[0].Ints = append(c[0].Ints, int64(r.Point.N))
-			c[1].Strings = append(c[1].Strings, r.Point.Policy)
-			c[2].Ints = append(c[2].Ints, int64(r.Point.Seed))
-			c[3].Floats = append(c[3].Floats, r.Point.RateScale)
+			appendAxes(c, m, r.Point)
 			for k, rc := range schema {
-				col := &c[4+k]
+				col := &c[na+k]
 				switch rc.Kind {
 				case report.ColInt:
 					col.Ints = append(col.Ints, rc.Int(rec))
