@@ -97,7 +97,13 @@ func Write(w io.Writer, cols []Column) error {
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithCreatedBy("routesim"))
+	// No dictionary encoding: a dictionary that overflows falls back to
+	// plain pages mid-column, and Arrow lists the two encodings' page
+	// statistics in map order — different bytes for the same table. With
+	// one encoding per column the file is byte-deterministic; zstd keeps
+	// repeated strings small.
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithCreatedBy("routesim"),
+		parquet.WithDictionaryDefault(false))
 	fw, err := pqarrow.NewFileWriter(schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return err
