@@ -75,6 +75,9 @@ func ReadAIPerfSummary(r io.Reader, name string) (*AIPerfSummary, error) {
 			if math.IsNaN(*f) || math.IsInf(*f, 0) {
 				return nil, errf(name, 0, k+"."+stat, "not finite")
 			}
+			if *f < 0 || *f > maxMeasured {
+				return nil, errf(name, 0, k+"."+stat, "%g is outside [0, %g]", *f, maxMeasured)
+			}
 			if stat == "count" {
 				m.Count = int(*f)
 				continue
@@ -95,8 +98,19 @@ func ReadAIPerfSummary(r io.Reader, name string) (*AIPerfSummary, error) {
 	if v, _ := s.Stat("request_throughput", "avg"); v <= 0 {
 		return nil, errf(name, 0, "request_throughput.avg", "%g: the run completed nothing", v)
 	}
+	ttft, _ := s.Stat("time_to_first_token", "avg")
+	if e2e, ok := s.Stat("request_latency", "avg"); ok && ttft > e2e {
+		return nil, errf(name, 0, "time_to_first_token.avg", "%g ms exceeds request_latency.avg %g ms: impossible", ttft, e2e)
+	}
 	return s, nil
 }
+
+// Bounds on measured values: a latency beyond a million seconds or a
+// sequence beyond ten million tokens is a corrupt export, not a run.
+const (
+	maxMeasured = 1e9 // ms (≈ 11.6 days), and any other statistic's value
+	maxTokens   = 1e7
+)
 
 // Record is one request of AIPerf's per-request export.
 type Record struct {
@@ -172,8 +186,8 @@ func ReadAIPerfRecords(r io.Reader, name string) ([]Record, error) {
 				}
 				return 0, nil
 			}
-			if v := *m.Value; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, errf(name, line, "metrics."+metric, "%g is not a valid value", v)
+			if v := *m.Value; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > maxMeasured {
+				return 0, errf(name, line, "metrics."+metric, "%g is not a valid value (want 0–%g)", v, maxMeasured)
 			}
 			return *m.Value, nil
 		}
@@ -198,6 +212,17 @@ func ReadAIPerfRecords(r io.Reader, name string) ([]Record, error) {
 		osl, err := get("output_sequence_length", true)
 		if err != nil {
 			return nil, err
+		}
+		for _, c := range []struct {
+			field string
+			v     float64
+		}{{"input_sequence_length", isl}, {"output_sequence_length", osl}} {
+			if c.v != math.Trunc(c.v) || c.v > maxTokens {
+				return nil, errf(name, line, "metrics."+c.field, "%g is not a token count (an integer ≤ %g)", c.v, float64(maxTokens))
+			}
+		}
+		if rec.TTFTMs > rec.LatencyMs {
+			return nil, errf(name, line, "metrics.time_to_first_token", "%g ms exceeds request_latency %g ms: impossible", rec.TTFTMs, rec.LatencyMs)
 		}
 		rec.ISL, rec.OSL = int(isl), int(osl)
 		out = append(out, rec)

@@ -2,6 +2,7 @@ package calib
 
 import (
 	"fmt"
+	"github.com/routesim/routesim/workload/session"
 	"math"
 	"sort"
 	"strings"
@@ -363,6 +364,13 @@ func buildArms(spec *Spec, obs []Observed, base *model.Profile) ([]*arm, error) 
 		}
 		if o.GPU != nil {
 			a.windowS = o.GPU.WindowS
+		}
+		if len(o.Records) > 0 && a.built.Work != nil && !session.HasSessions(a.built.Work) {
+			// An open-loop setup offers a known number of requests; an
+			// export with another count was taken from a different run.
+			if want := len(a.built.Work.Jobs); len(o.Records) != want {
+				return nil, errf(o.Run.AIPerfRecords, 0, "", "%d records, but run %s's setup offers %d requests: the export and the setup describe different runs", len(o.Records), o.Run.Name, want)
+			}
 		}
 		if a.records == nil && len(o.Records) > 0 {
 			a.records = o.Records

@@ -1,6 +1,9 @@
 package calib
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -59,5 +62,27 @@ func TestWarmupApplies(t *testing.T) {
 	// The run is saturated: requests after the first 10 s wait far longer.
 	if a, b := ttft(0), ttft(10); !(b > 2*a) {
 		t.Errorf("TTFT p10 %g ms without warm-up, %g ms with 10 s of it: warm-up not applied", a, b)
+	}
+}
+
+// TestRecordCountMustMatchSetup: 20 per-request records for a setup that
+// offers 60 requests describe different runs: refused, naming the file.
+func TestRecordCountMustMatchSetup(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, `{"metadata":{"request_start_ns":%d,"request_end_ns":%d},"metrics":{"time_to_first_token":{"value":100},"request_latency":{"value":900},"input_sequence_length":{"value":500},"output_sequence_length":{"value":20}}}`+"\n", i*1e9, i*1e9+9e8)
+	}
+	os.WriteFile(filepath.Join(dir, "records.jsonl"), []byte(b.String()), 0o644)
+	trace, _ := filepath.Abs("../testdata/traces/arxiv_head60.jsonl")
+	spec := fmt.Sprintf(`{"name":"t","runs":[{"name":"r","arm":"r","setup":{"trace":%q,"n":1,"policy":"round-robin","gpu":"A100-SXM4-40GB","model":"Qwen3-8B","tp":1,"rate_scale":1},"aiperf_records":"records.jsonl"}]}`, trace)
+	os.WriteFile(filepath.Join(dir, "spec.json"), []byte(spec), 0o644)
+	s, err := LoadSpec(filepath.Join(dir, "spec.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = loadArms(s, nil)
+	if err == nil || !strings.Contains(err.Error(), "records.jsonl") || !strings.Contains(err.Error(), "20 records") {
+		t.Errorf("%v", err)
 	}
 }
