@@ -26,10 +26,10 @@ type Result struct {
 	Key            string       `json:"key"`
 	ManifestDigest string       `json:"manifest_digest"`
 	Point          Point        `json:"point"`
-	Summary  sim.Summary  `json:"summary"`
-	ArrivalS []float64    `json:"arrival_s"`
-	TTFTMs   []float64    `json:"ttft_ms"`
-	Records  []sim.Record `json:"records,omitempty"` // with PerRequest
+	Summary        sim.Summary  `json:"summary"`
+	ArrivalS       []float64    `json:"arrival_s"`
+	TTFTMs         []float64    `json:"ttft_ms"`
+	Records        []sim.Record `json:"records,omitempty"` // with PerRequest
 	// Draws are the point's runs with coefficient sets drawn from the
 	// profile's posterior (Runner.Uncertainty; per-worker detail dropped).
 	Draws []sim.Summary `json:"draws,omitempty"`
