@@ -2,7 +2,6 @@ package calib
 
 import (
 	"fmt"
-	"github.com/routesim/routesim/workload/session"
 	"math"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/workload/session"
 )
 
 // The step-time model is linear in its coefficients, so with a simulated

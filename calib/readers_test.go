@@ -2,12 +2,13 @@ package calib
 
 import (
 	"errors"
-	"github.com/routesim/routesim/internal/inputerr"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 const goodSummary = `{"schema_version":"1.1",

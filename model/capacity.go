@@ -3,11 +3,12 @@ package model
 import (
 	"errors"
 	"fmt"
-	"github.com/routesim/routesim/internal/inputerr"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // GiB is 2^30 bytes.

@@ -6,7 +6,6 @@ package plots
 
 import (
 	"fmt"
-	"github.com/routesim/routesim/internal/atomicfile"
 	"image/color"
 	"io"
 	"math"
@@ -20,6 +19,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/sweep"
 )
 

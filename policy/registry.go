@@ -3,13 +3,14 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"github.com/routesim/routesim/internal/inputerr"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // Params carries everything a policy may be built from; each policy reads

@@ -3,11 +3,11 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"github.com/routesim/routesim/internal/crash"
 	"runtime"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/routesim/routesim/internal/crash"
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim"

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/routesim/routesim/internal/inputerr"
 	"os"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // Load reads a scenario file: a JSON object with Spec's fields (unknown

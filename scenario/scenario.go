@@ -7,11 +7,11 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"github.com/routesim/routesim/internal/inputerr"
 	"math"
 	"os"
 	"time"
 
+	"github.com/routesim/routesim/internal/inputerr"
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim"

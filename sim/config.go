@@ -3,8 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"github.com/routesim/routesim/internal/inputerr"
 
+	"github.com/routesim/routesim/internal/inputerr"
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 )

@@ -1,10 +1,10 @@
 package sim_test
 
 import (
-	. "github.com/routesim/routesim/sim"
 	"testing"
 
 	"github.com/routesim/routesim/policy"
+	. "github.com/routesim/routesim/sim"
 )
 
 // chatClients is a toy closed-loop population: each client's next turn

@@ -1,11 +1,11 @@
 package sim_test
 
 import (
-	. "github.com/routesim/routesim/sim"
 	"testing"
 
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
+	. "github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/workload"
 )
 

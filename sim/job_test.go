@@ -1,8 +1,9 @@
 package sim_test
 
 import (
-	"github.com/routesim/routesim/workload"
 	"testing"
+
+	"github.com/routesim/routesim/workload"
 )
 
 func TestPrepareExpandsMooncakeBlocks(t *testing.T) {

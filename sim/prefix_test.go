@@ -1,10 +1,10 @@
 package sim_test
 
 import (
-	. "github.com/routesim/routesim/sim"
 	"math/rand/v2"
 	"testing"
 
+	. "github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/workload"
 )
 

@@ -1,10 +1,11 @@
 package sim_test
 
 import (
-	. "github.com/routesim/routesim/sim"
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	. "github.com/routesim/routesim/sim"
 )
 
 // randomTrace draws a small trace with shared prefixes, bursts and long

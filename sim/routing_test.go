@@ -1,11 +1,11 @@
 package sim_test
 
 import (
-	. "github.com/routesim/routesim/sim"
 	"strings"
 	"testing"
 
 	"github.com/routesim/routesim/policy"
+	. "github.com/routesim/routesim/sim"
 )
 
 func newPolicy(t *testing.T, name string, p policy.Params) policy.Policy {

@@ -2,10 +2,11 @@ package sim_test
 
 import (
 	"encoding/json"
-	. "github.com/routesim/routesim/sim"
 	"math"
 	"strings"
 	"testing"
+
+	. "github.com/routesim/routesim/sim"
 )
 
 func TestQuantile7MatchesNumpy(t *testing.T) {

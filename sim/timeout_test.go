@@ -1,11 +1,11 @@
 package sim_test
 
 import (
-	. "github.com/routesim/routesim/sim"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/routesim/routesim/policy"
+	. "github.com/routesim/routesim/sim"
 )
 
 // TestClientTimeouts: on one overloaded worker, clients that wait T give

@@ -1,9 +1,10 @@
 package sim_test
 
 import (
-	. "github.com/routesim/routesim/sim"
 	"strings"
 	"testing"
+
+	. "github.com/routesim/routesim/sim"
 )
 
 func TestBatchBudgetAndSeqLimit(t *testing.T) {

@@ -12,7 +12,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"github.com/routesim/routesim/internal/crash"
 	"io/fs"
 	"os"
 	"path"
@@ -25,6 +24,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/routesim/routesim/calib"
+	"github.com/routesim/routesim/internal/crash"
 	"github.com/routesim/routesim/model"
 )
 

@@ -4,11 +4,12 @@ import (
 	"compress/gzip"
 	"embed"
 	"fmt"
-	"github.com/routesim/routesim/internal/inputerr"
 	"io"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 //go:embed data/*.jsonl.gz

@@ -3,8 +3,9 @@ package workload
 import (
 	"errors"
 	"fmt"
-	"github.com/routesim/routesim/internal/inputerr"
 	"math"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // Filter selects and re-times part of a trace. The zero value keeps

@@ -2,8 +2,9 @@ package workload
 
 import (
 	"bytes"
-	"github.com/routesim/routesim/internal/inputerr"
 	"testing"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // FuzzMooncakeReader: any input either fails with a positioned error or

@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/routesim/routesim/internal/inputerr"
 	"io"
 	"math"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // MooncakeBlockTokens is the number of prompt tokens one Mooncake hash id

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
-	"github.com/routesim/routesim/internal/inputerr"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 const good = `{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [0, 1]}

@@ -3,11 +3,12 @@ package workload
 import (
 	"errors"
 	"fmt"
-	"github.com/routesim/routesim/internal/inputerr"
 	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // Synthetic describes an open-loop request stream: Poisson or gamma

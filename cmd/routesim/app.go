@@ -3,12 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/routesim/routesim/internal/crash"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/routesim/routesim/internal/crash"
 )
 
 // Version is routesim's version, written into every manifest.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"math"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/routesim/routesim/calib"
+	"github.com/routesim/routesim/internal/atomicfile"
 )
 
 // calibrateCmd fits a profile to measured runs described by a spec file.

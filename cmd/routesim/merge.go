@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/plots"
 	"github.com/routesim/routesim/sweep"
 )

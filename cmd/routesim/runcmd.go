@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"math"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/report"
 	"github.com/routesim/routesim/scenario"

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"math"
 	"os"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/plots"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/scenario"

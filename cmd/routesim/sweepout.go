@@ -4,12 +4,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 
+	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/plots"
 	"github.com/routesim/routesim/report"
 	"github.com/routesim/routesim/report/parquet"

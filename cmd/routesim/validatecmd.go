@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/routesim/routesim/internal/atomicfile"
 	"io"
 	"runtime"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/validate"
 )
 

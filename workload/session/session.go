@@ -9,11 +9,11 @@ package session
 import (
 	"errors"
 	"fmt"
-	"github.com/routesim/routesim/internal/inputerr"
-	"github.com/routesim/routesim/workload"
 	"math"
 
+	"github.com/routesim/routesim/internal/inputerr"
 	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/workload"
 )
 
 // Config describes the population. Zero values take the defaults noted.
