@@ -32,6 +32,32 @@ func TestShippedScenariosLoadAndBuild(t *testing.T) {
 	}
 }
 
+// TestScenarioFilePathsAndBOM: a UTF-8 byte-order mark is skipped, and a
+// trace path is relative to the scenario file's folder, not the working
+// directory (an embedded trace name stays a name).
+func TestScenarioFilePathsAndBOM(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "scen")
+	os.MkdirAll(dir, 0o755)
+	tr, _ := os.ReadFile("../testdata/traces/arxiv_head60.jsonl")
+	os.WriteFile(filepath.Join(dir, "t.jsonl"), tr, 0o644)
+	p := filepath.Join(dir, "s.json")
+	os.WriteFile(p, append([]byte("\xef\xbb\xbf"), `{"trace": "t.jsonl", "n": 2}`...), 0o644)
+	s, err := Load(p, Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Trace != filepath.Join(dir, "t.jsonl") {
+		t.Errorf("trace %q, want it beside the scenario file", s.Trace)
+	}
+	if _, err := s.Build(nil); err != nil {
+		t.Errorf("build: %v", err)
+	}
+	os.WriteFile(p, []byte(`{"trace": "conversation"}`), 0o644)
+	if s, err := Load(p, Defaults()); err != nil || s.Trace != "conversation" {
+		t.Errorf("embedded name: %q, %v", s.Trace, err)
+	}
+}
+
 func TestBadScenarioFilesArePositioned(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, body, want string }{
@@ -39,7 +65,12 @@ func TestBadScenarioFilesArePositioned(t *testing.T) {
 		{"unknown", "{\n  \"n\": 4,\n  \"gpus\": \"H100\"\n}\n", "unknown field \"gpus\""},
 		{"type", "{\n  \"n\": \"four\"\n}\n", "type.json:2: n: string is not a valid int"},
 		{"nested type", "{\n  \"sessions\": {\n    \"concurrency\": 1.5\n  }\n}\n", "nested type.json:3: sessions.concurrency: number 1.5 is not a valid int"},
-		{"invalid", "{\"workload\": \"sessions\", \"sessions\": {\"concurrency\": 0}}", "sessions.concurrency 0"},
+		{"invalid", "{\"workload\": \"sessions\", \"sessions\": {\"concurrency\": 0}}", "invalid.json:1: sessions.concurrency: 0 must be in [1, 100000]"},
+		{"engine", "{\n  \"n\": 2,\n  \"block_size\": 7\n}\n", "engine.json:3: block_size: 7 must divide 512"},
+		{"memory", "{\n  \"gpu_memory_utilization\": 1.5\n}\n", "memory.json:2: gpu_memory_utilization: 1.5 must be in (0, 1]"},
+		{"null", "{\n  \"n\": null\n}\n", "null.json:2: null is not a value here"},
+		{"duplicate", "{\n  \"n\": 2,\n  \"n\": 4\n}\n", "duplicate.json:3: n: given twice"},
+		{"nested duplicate", "{\"sessions\": {\"concurrency\": 2,\n \"concurrency\": 3}}", "nested duplicate.json:2: concurrency: given twice"},
 		{"two values", "{}\n{}\n", "more than one JSON value"},
 	} {
 		p := filepath.Join(dir, tc.name+".json")

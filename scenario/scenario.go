@@ -156,6 +156,36 @@ func (s *Spec) Validate() error {
 	return errors.Join(errs...)
 }
 
+// checkEngine runs the engine-level checks that need no catalogue or
+// file: the KV block size, the engine's limits, the memory fraction.
+func (s *Spec) checkEngine() error {
+	var errs []error
+	if s.BlockSize != 0 {
+		if err := sim.CheckBlockSize(s.BlockSize); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, c := range []struct {
+		field string
+		v     int
+	}{{"max_num_seqs", s.MaxNumSeqs}, {"max_num_batched_tokens", s.MaxNumBatchedTokens}, {"max_model_len", s.MaxModelLen},
+		{"num_gpu_blocks_override", s.NumGPUBlocksOverride}, {"kv_cache_tokens", s.KVCacheTokens}} {
+		if c.v < 0 {
+			errs = append(errs, inputerr.Fieldf(c.field, "%d must be ≥ 0 (0 = vLLM's default)", c.v))
+		}
+	}
+	if s.TP < 1 || s.TP > 64 {
+		errs = append(errs, inputerr.Fieldf("tp", "%d must be in [1, 64]", s.TP))
+	}
+	if s.N < 1 || s.N > 4096 {
+		errs = append(errs, inputerr.Fieldf("n", "%d must be in [1, 4096]", s.N))
+	}
+	if u := s.GPUMemUtil; u != 0 && !(u > 0 && u <= 1) {
+		errs = append(errs, inputerr.Fieldf("gpu_memory_utilization", "%g must be in (0, 1]", u))
+	}
+	return errors.Join(errs...)
+}
+
 func (s *Spec) kvBytes() (int, error) {
 	switch s.KVDtype {
 	case "auto", "bf16", "":

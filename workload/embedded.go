@@ -61,3 +61,9 @@ func readMaybeGzip(r io.Reader, name string, gz bool) (*Trace, error) {
 	}
 	return ReadMooncake(r, name)
 }
+
+// IsEmbedded says whether name is one of the embedded traces.
+func IsEmbedded(name string) bool {
+	_, ok := embedded[name]
+	return ok
+}
