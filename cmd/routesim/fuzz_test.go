@@ -1,0 +1,60 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/routesim/routesim/scenario"
+)
+
+// numericFlags are run's flags that take a number (sweep adds its own
+// below): the fuzz target gives each random values.
+func numericFlags() []string {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	spec := scenario.Defaults()
+	registerSim(fs, &spec)
+	var out []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		switch f.Value.Type() {
+		case "int", "int64", "uint64", "float64", "duration":
+			out = append(out, f.Name)
+		}
+	})
+	return out
+}
+
+// FuzzFlags: random values for every numeric flag of run and sweep (on a
+// 20-request trace): an error or a result, never a panic or an internal
+// error, and never a run longer than 10 s.
+func FuzzFlags(f *testing.F) {
+	flags := append(numericFlags(), "sweep:seeds", "sweep:seed", "sweep:n", "sweep:rate-scale", "sweep:bootstrap", "sweep:jobs", "sweep:slo-ttft")
+	for i := range flags {
+		for _, v := range []string{"NaN", "Inf", "-1", "0", "1e300", "1e-300", "18446744073709551615", "2..3"} {
+			f.Add(uint16(i), v)
+		}
+	}
+	out := f.TempDir()
+	f.Fuzz(func(t *testing.T, which uint16, value string) {
+		flag := flags[int(which)%len(flags)]
+		args := []string{"run", "--trace", smallTrace, "--skip", "0", "--first", "20", "--n", "2"}
+		if name, ok := strings.CutPrefix(flag, "sweep:"); ok {
+			args = []string{"sweep", "--trace", smallTrace, "--skip", "0", "--first", "20", "--n", "2", "--seeds", "1",
+				"--policy", "round-robin", "--quiet", "--bootstrap", "10", "--out", out, "--force"}
+			flag = name
+		}
+		args = append(args, "--"+flag+"="+value)
+		done := make(chan error, 1)
+		go func() { _, _, err := runCLI(args...); done <- err }()
+		select {
+		case err := <-done:
+			if err != nil && exitCode(err) == 3 {
+				t.Fatalf("%v: internal error: %v", args, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%v: ran over 10 s", args)
+		}
+	})
+}
