@@ -45,9 +45,13 @@ type pending struct {
 // live holds every Dir with unpublished temporaries, for AbortAll.
 var live = struct {
 	sync.Mutex
-	dirs map[*Dir]bool
-	tmps map[string]bool // WriteFile's temporaries
+	dirs     map[*Dir]bool
+	tmps     map[string]bool // every unpublished temporary (and held locks)
+	aborting bool            // AbortAll ran: no new temporaries
 }{dirs: map[*Dir]bool{}, tmps: map[string]bool{}}
+
+// errAborting refuses new outputs once the command is being interrupted.
+var errAborting = errors.New("interrupted: no new output files")
 
 // NewDir prepares dir (creating it and its parents if needed) and removes
 // temporaries that dead processes left in it.
@@ -66,8 +70,14 @@ func NewDir(dir string) (*Dir, error) {
 // tmpTag marks a temporary's name: .NAME.tmp-PID-N.
 const tmpTag = ".tmp-"
 
-// create opens a new temporary beside final, mode 0666 less the umask.
+// create opens a new temporary beside final, mode 0666 less the umask,
+// and registers it (under the lock, so AbortAll sees every one).
 func create(final string) (*os.File, error) {
+	live.Lock()
+	defer live.Unlock()
+	if live.aborting {
+		return nil, errAborting
+	}
 	dir, base := filepath.Split(final)
 	for n := 0; ; n++ {
 		name := filepath.Join(dir, "."+base+tmpTag+strconv.Itoa(os.Getpid())+"-"+strconv.Itoa(n))
@@ -75,8 +85,18 @@ func create(final string) (*os.File, error) {
 		if errors.Is(err, os.ErrExist) && n < 10000 {
 			continue
 		}
+		if err == nil {
+			live.tmps[name] = true
+		}
 		return f, err
 	}
+}
+
+// forget drops a temporary from the registry (published or removed).
+func forget(tmp string) {
+	live.Lock()
+	delete(live.tmps, tmp)
+	live.Unlock()
 }
 
 // RemoveStale deletes temporaries in dir whose writing process has
@@ -111,17 +131,7 @@ func RemoveStale(dir string) {
 func isLive(tmp string) bool {
 	live.Lock()
 	defer live.Unlock()
-	if live.tmps[tmp] {
-		return true
-	}
-	for d := range live.dirs {
-		for _, p := range d.files {
-			if p.tmp == tmp {
-				return true
-			}
-		}
-	}
-	return false
+	return live.tmps[tmp]
 }
 
 // Create opens a temporary for the file name inside the directory.
@@ -157,7 +167,9 @@ func (d *Dir) Commit() error {
 		}
 	}
 	for i, p := range d.files {
-		if err := os.Rename(p.tmp, p.final); err != nil {
+		err := os.Rename(p.tmp, p.final)
+		forget(p.tmp)
+		if err != nil {
 			done := make([]string, 0, i)
 			for _, q := range d.files[:i] {
 				done = append(done, filepath.Base(q.final))
@@ -188,28 +200,24 @@ func (d *Dir) Abort() {
 			p.f.Close()
 		}
 		os.Remove(p.tmp)
+		forget(p.tmp)
 	}
 	if d.created {
 		os.Remove(d.path) // fails, harmlessly, if anything else is inside
 	}
 }
 
-// AbortAll removes every temporary not yet published (an interrupted
-// command calls it before exiting).
+// AbortAll removes every temporary not yet published and releases held
+// locks; no new temporary can be created afterwards (an interrupted
+// command calls it before exiting, while its workers may still run).
 func AbortAll() {
 	live.Lock()
-	dirs := make([]*Dir, 0, len(live.dirs))
-	for d := range live.dirs {
-		dirs = append(dirs, d)
-	}
+	live.aborting = true
 	tmps := make([]string, 0, len(live.tmps))
 	for t := range live.tmps {
 		tmps = append(tmps, t)
 	}
 	live.Unlock()
-	for _, d := range dirs {
-		d.Abort()
-	}
 	for _, t := range tmps {
 		os.Remove(t)
 	}
@@ -229,17 +237,10 @@ func Create(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	live.Lock()
-	live.tmps[f.Name()] = true
-	live.Unlock()
 	return &File{Writer: bufio.NewWriterSize(f, 1<<16), f: f, path: path}, nil
 }
 
-func (f *File) forget() {
-	live.Lock()
-	delete(live.tmps, f.f.Name())
-	live.Unlock()
-}
+func (f *File) forget() { forget(f.f.Name()) }
 
 // Commit flushes, syncs and closes the temporary and renames it to the
 // final path (removing it instead if any step fails).

@@ -51,6 +51,12 @@ func TestTemporariesNeverOutliveTheCommand(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("after AbortAll: %v", entries)
 	}
+	if _, err := Create(filepath.Join(dir, "late.csv")); err == nil {
+		t.Error("a temporary was created after AbortAll")
+	}
+	live.Lock()
+	live.aborting = false // the rest of this test binary writes again
+	live.Unlock()
 	// A dead process's leftover (pid 1<<22 + 1 is above Linux's pid limit)
 	// and this process's own, still being written.
 	dead := filepath.Join(dir, ".summary.csv.tmp-4194305-0")

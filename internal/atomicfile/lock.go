@@ -26,6 +26,12 @@ func LockDir(dir string) (*Lock, error) {
 	}
 	path := filepath.Join(dir, LockName)
 	for try := 0; try < 2; try++ {
+		live.Lock()
+		aborting := live.aborting
+		live.Unlock()
+		if aborting {
+			return nil, errAborting
+		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if err == nil {
 			_, werr := fmt.Fprintf(f, "%d\n", os.Getpid())
