@@ -200,7 +200,7 @@ func writeJSON(w io.Writer, v any) error {
 func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summary) error {
 	p := st.Profile
 	fmt.Fprintf(w, "routesim %s: %s (%d requests), %d × %s, %s tp%d, policy %s, seed %d\n",
-		Version, workloadName(st), s.Offered, st.Config.NumWorkers(), st.Deploy.GPU.Name, st.Deploy.Model.Name, st.Deploy.TP, f.Policy, f.Seed)
+		Version, workloadName(st, f), s.Offered, st.Config.NumWorkers(), st.Deploy.GPU.Name, st.Deploy.Model.Name, st.Deploy.TP, f.Policy, f.Seed)
 	fmt.Fprintf(w, "profile %s [%s]; KV %d blocks × %d tokens per worker; max-num-batched-tokens %d, max-num-seqs %d, max-model-len %d\n\n",
 		p.Name, p.Kind, st.Config.Front().Worker.KVBlocks, st.Config.Front().Worker.BlockSize,
 		st.Config.Front().Worker.MaxNumBatchedTokens, st.Config.Front().Worker.MaxNumSeqs, st.Config.Front().Worker.MaxModelLen)
@@ -257,9 +257,18 @@ func offered(s *sim.Summary, key string) string {
 	return "undefined"
 }
 
-func workloadName(st *scenario.Built) string {
+// workloadName names the offered workload as it really runs: a rate
+// scale other than 1 is shown (for a synthetic stream, with the
+// effective rate).
+func workloadName(st *scenario.Built, f *scenario.Spec) string {
 	if st.Trace == nil {
 		return "closed-loop sessions"
 	}
-	return st.Trace.Name
+	switch {
+	case f.RateScale == 1 || f.RateScale == 0:
+		return st.Trace.Name
+	case f.Workload == "synthetic":
+		return fmt.Sprintf("%s × rate scale %g = %g req/s", st.Trace.Name, f.RateScale, f.Synthetic.RatePerS*f.RateScale)
+	}
+	return fmt.Sprintf("%s at rate scale %g", st.Trace.Name, f.RateScale)
 }
