@@ -102,7 +102,7 @@ func (c *cluster) reject(i int32, s Status, reason string) {
 	r := c.reqs.at(i)
 	if k := len(r.attempts); k < c.cfg.Router.Retries {
 		r.attempts = append(r.attempts, Attempt{At: c.eng.Now(), Status: s, Reason: reason})
-		c.eng.Schedule(c.eng.Now()+c.cfg.Router.RetryBackoff<<k, KindResend, i)
+		c.eng.Schedule(c.eng.Now()+retryWait(c.cfg.Router.RetryBackoff, k), KindResend, i)
 		return
 	}
 	c.end(i, s, reason)
@@ -133,6 +133,20 @@ func (c *cluster) timeout(i int32) {
 		c.drainDue = true
 	}
 	c.end(i, StatusFailedTimeout, fmt.Sprintf("client timed out after %s without the full response", time.Duration(c.cfg.Router.Timeout)))
+}
+
+// MaxRetryWait caps the client's exponential backoff (the wait doubles
+// from --retry-backoff with every re-send, up to this).
+const MaxRetryWait = Time(3600) * Second
+
+// retryWait is the wait before re-send k+1: backoff·2^k, at most
+// MaxRetryWait (and never an overflowed shift).
+func retryWait(backoff Time, k int) Time {
+	w := min(backoff, MaxRetryWait)
+	for ; k > 0 && w < MaxRetryWait; k-- {
+		w = min(2*w, MaxRetryWait)
+	}
+	return w
 }
 
 func (c *cluster) dispatch(i int32, w int) {

@@ -103,3 +103,17 @@ func TestInvariantsWithTimeouts(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryWaitIsCapped: the client's backoff doubles per re-send up to
+// MaxRetryWait, and never overflows (100 retries of a 1 s backoff).
+func TestRetryWaitIsCapped(t *testing.T) {
+	for _, tc := range []struct {
+		backoff Time
+		k       int
+		want    Time
+	}{{Second, 0, Second}, {Second, 3, 8 * Second}, {Second, 12, MaxRetryWait}, {Second, 99, MaxRetryWait}, {2 * MaxRetryWait, 0, MaxRetryWait}} {
+		if got := RetryWait(tc.backoff, tc.k); got != tc.want {
+			t.Errorf("backoff %v, re-send %d: %v, want %v", tc.backoff, tc.k, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package sim
+
+// RetryWait exposes retryWait to the external tests.
+var RetryWait = retryWait
