@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -51,22 +52,57 @@ func commands() map[string]command {
 		"policies":  {"list the routing policies, their parameters and defaults", policiesCmd},
 		"profiles":  {"list the step-time profiles (GPU, model, TP, source, fit error)", profilesCmd},
 		"validate":  {"predict measured runs routesim was not fitted on, with bands, and check the acceptance", validateCmd},
-		"version":   {"print the version", func(_ []string, out, _ io.Writer) error { _, err := fmt.Fprintln(out, "routesim", Version); return err }},
+		"version":   {"print the version and the versions of the modules it was built with", versionCmd},
 	}
 }
 
 // run is the whole CLI: routesim COMMAND [flags].
 func run(args []string, stdout, stderr io.Writer) error {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0 || args[0] == "-h" || args[0] == "--help" || (args[0] == "help" && len(args) == 1):
 		_, err := io.WriteString(stdout, usage(cmds))
 		return err
+	case args[0] == "help": // routesim help CMD = routesim CMD --help
+		args = []string{args[1], "--help"}
+	case args[0] == "--version" || args[0] == "-V":
+		args = []string{"version"}
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
 		return usageError{fmt.Errorf("unknown command %q\n%s", args[0], usage(cmds))}
 	}
+	if wantsHelp(args[1:]) {
+		stderr = stdout // help is output: routesim run --help | less
+	}
 	return withFlags(crash.Guard(func() error { return c.run(args[1:], stdout, stderr) }))
+}
+
+// wantsHelp says whether a command's arguments ask for help (before any
+// "--").
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "--help", "-help":
+			return true
+		}
+	}
+	return false
+}
+
+// versionCmd prints routesim's version and, when the binary carries build
+// information, the Go version and every module it was built with.
+func versionCmd(_ []string, out, _ io.Writer) error {
+	fmt.Fprintln(out, "routesim", Version)
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		fmt.Fprintln(out, bi.GoVersion)
+		for _, m := range bi.Deps {
+			fmt.Fprintf(out, "%s %s\n", m.Path, m.Version)
+		}
+	}
+	return nil
 }
 
 func usage(cmds map[string]command) string {
@@ -80,7 +116,7 @@ func usage(cmds map[string]command) string {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %-10s %s\n", n, cmds[n].summary)
 	}
-	b.WriteString("\nRun 'routesim COMMAND --help' for a command's flags.\n")
+	b.WriteString("\nRun 'routesim help COMMAND' (or 'routesim COMMAND --help') for a command's flags; 'routesim --version' for versions.\n")
 	return b.String()
 }
 

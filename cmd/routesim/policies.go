@@ -15,6 +15,9 @@ import (
 func policiesCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim policies", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: routesim policies\n\nList the routing policies, what each does, the parameter flags it reads (with defaults) and the router settings it observes.\n")
+	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}

@@ -17,7 +17,10 @@ import (
 func profilesCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim profiles", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	verbose := fs.BoolP("verbose", "v", false, "print each profile's source and note in full")
+	verbose := fs.BoolP("verbose", "v", false, "print each profile's source, note and posterior in full")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: routesim profiles [-v]\n\nList the built-in step-time profiles (GPU, model, TP, kind, implied prefill cost, MFU and decode bandwidth use, fit error) and what every other catalogue deployment falls back to.\n\nFlags:\n%s", fs.FlagUsages())
+	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}

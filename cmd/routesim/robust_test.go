@@ -71,3 +71,22 @@ func TestExitCodes(t *testing.T) {
 		t.Errorf("panic: %v, exit %d", err, exitCode(err))
 	}
 }
+
+// TestHelpIsOutput: --help, -h and `help CMD` print the command's help on
+// stdout (so it pipes into less), `--version` and `version` print versions.
+func TestHelpIsOutput(t *testing.T) {
+	for _, args := range [][]string{{"run", "--help"}, {"help", "run"}, {"sweep", "-h"}, {"policies", "--help"}, {"profiles", "--help"}} {
+		out, errOut, err := runCLI(args...)
+		if err != nil || !strings.HasPrefix(out, "Usage: routesim "+map[bool]string{true: args[1], false: args[0]}[args[0] == "help"]) || errOut != "" {
+			t.Errorf("%v: stdout %.60q, stderr %.60q, %v", args, out, errOut, err)
+		}
+	}
+	if out, _, _ := runCLI("sweep", "--help"); !strings.Contains(out, "--rate-scale x[,x…]") || strings.Contains(out, "float64Slice") {
+		t.Errorf("sweep help shows raw types:\n%s", out)
+	}
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		if out, _, err := runCLI(args...); err != nil || !strings.HasPrefix(out, "routesim "+Version) {
+			t.Errorf("%v: %q, %v", args, out, err)
+		}
+	}
+}

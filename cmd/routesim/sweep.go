@@ -96,7 +96,8 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	pols := fs.StringSlice("policy", []string{"round-robin", "kv-admission", "kv-backpressure"}, "policies to compare ("+joinNames(policy.Names())+")")
 	seeds := fs.Int("seeds", 5, "seeds per point (they vary service noise and router tie-breaks)")
 	baseSeed := fs.Uint64("seed", 0, "first seed")
-	rates := fs.Float64Slice("rate-scale", []float64{base.RateScale}, "arrival-rate multipliers (a list sweeps them too; the arxiv-window trace defaults to 0.7365)")
+	rates := fs.Float64Slice("rate-scale", []float64{base.RateScale}, "arrival-rate multipliers `x[,x…]` (a list sweeps them too)")
+	fs.Lookup("rate-scale").DefValue = "1; 0.7365 for the arxiv-window trace"
 	jobs := fs.Int("jobs", runtime.NumCPU(), "points run in parallel")
 	out := fs.String("out", "routesim-out", "output directory (re-running resumes: finished points are kept)")
 	metric := fs.String("metric", "ttft-p50", "crossover metric: "+strings.Join(sweep.MetricNames, ", "))
