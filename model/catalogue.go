@@ -74,18 +74,97 @@ func (c *Catalogue) validate() error {
 	return nil
 }
 
-// GPU returns the GPU with the given name (case-insensitive).
+// GPU returns the GPU with the given name: exact (case-insensitive), or
+// a unique short form — its parts in order, the first at the start,
+// ignoring case, '-' and '_' ("H100" → H100-SXM5-80GB, "rtx4090" →
+// RTX-4090, "A100-40" → A100-SXM4-40GB). An ambiguous short form ("A100") lists its
+// choices; an unknown name suggests the nearest.
 func (c *Catalogue) GPU(name string) (GPU, error) {
-	for _, g := range c.GPUs {
+	names := make([]string, len(c.GPUs))
+	for i, g := range c.GPUs {
 		if strings.EqualFold(g.Name, name) {
 			return g, nil
 		}
-	}
-	names := make([]string, len(c.GPUs))
-	for i, g := range c.GPUs {
 		names[i] = g.Name
 	}
-	return GPU{}, unknown("GPU", name, names)
+	tokens := strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	})
+	var match []GPU
+	for _, g := range c.GPUs {
+		if len(tokens) > 0 && inOrder(squash(g.Name), tokens) {
+			match = append(match, g)
+		}
+	}
+	switch len(match) {
+	case 1:
+		return match[0], nil
+	case 0:
+		return GPU{}, unknownNearest("GPU", name, names)
+	}
+	var choices []string
+	for _, g := range match {
+		choices = append(choices, g.Name)
+	}
+	return GPU{}, fmt.Errorf("model: GPU %q is ambiguous: %s", name, strings.Join(choices, " or "))
+}
+
+// inOrder says whether every token occurs in s, in order, the first at
+// its start.
+func inOrder(s string, tokens []string) bool {
+	if !strings.HasPrefix(s, tokens[0]) {
+		return false
+	}
+	s = s[len(tokens[0]):]
+	for _, t := range tokens[1:] {
+		i := strings.Index(s, t)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(t):]
+	}
+	return true
+}
+
+// squash is a name for loose matching: upper case, no '-', '_' or spaces.
+func squash(s string) string {
+	return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToUpper(s))
+}
+
+// unknownNearest is unknown with the closest known name suggested.
+func unknownNearest(kind, name string, known []string) error {
+	best, bestD := "", 1<<30
+	for _, k := range known {
+		if d := editDistance(squash(name), squash(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	err := unknown(kind, name, known)
+	if best != "" && bestD <= max(3, len(squash(name))/2) {
+		return fmt.Errorf("%w; did you mean %s?", err, best)
+	}
+	return err
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // Model returns the LLM with the given name (case-insensitive; the Hugging

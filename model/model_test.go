@@ -337,3 +337,27 @@ func TestPriorSourcesAreFormatted(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUNames: exact names in any case, unique short forms, ambiguous
+// short forms listing their choices, unknown names with a suggestion.
+func TestGPUNames(t *testing.T) {
+	cat := DefaultCatalogue()
+	for _, tc := range []struct{ in, want, err string }{
+		{"h100-sxm5-80gb", "H100-SXM5-80GB", ""},
+		{"H100", "H100-SXM5-80GB", ""},
+		{"h200", "H200-SXM-141GB", ""},
+		{"rtx4090", "RTX-4090", ""},
+		{"A100", "", "ambiguous: A100-SXM4-40GB or A100-SXM4-80GB"},
+		{"A100-40", "A100-SXM4-40GB", ""},
+		{"H10O-SXM5-80GB", "", "did you mean H100-SXM5-80GB?"},
+		{"B300", "", `unknown GPU "B300"`},
+	} {
+		g, err := cat.GPU(tc.in)
+		switch {
+		case tc.err == "" && (err != nil || g.Name != tc.want):
+			t.Errorf("%s: %s, %v; want %s", tc.in, g.Name, err, tc.want)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: %v; want an error with %q", tc.in, err, tc.err)
+		}
+	}
+}

@@ -147,8 +147,10 @@ func (s *Spec) Validate() error {
 		errs = append(errs, inputerr.Fieldf("request_timeout_s", "%g must be in [0, %d] (0 = clients wait forever)", s.RequestTimeoutS, week))
 	}
 	cat := model.DefaultCatalogue()
-	if _, err := cat.GPU(s.GPU); err != nil {
+	if g, err := cat.GPU(s.GPU); err != nil {
 		errs = append(errs, inputerr.Wrap("gpu", err))
+	} else {
+		s.GPU = g.Name // a short form ("H100") becomes the catalogue's name
 	}
 	if _, err := cat.Model(s.Model); err != nil {
 		errs = append(errs, inputerr.Wrap("model", err))

@@ -75,6 +75,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if wantsHelp(args[1:]) {
 		stderr = stdout // help is output: routesim run --help | less
 	}
+	if args[0] == "run" || args[0] == "sweep" {
+		rest, err := expandAliases(args[1:])
+		if err != nil {
+			return err
+		}
+		args = append([]string{args[0]}, rest...)
+	}
 	return withFlags(crash.Guard(func() error { return c.run(args[1:], stdout, stderr) }))
 }
 

@@ -90,3 +90,41 @@ func TestHelpIsOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestUpstreamSpellings: every alias is accepted, lands on its flag and is
+// shown in run's and sweep's help; --router-mode maps Dynamo's modes.
+func TestUpstreamSpellings(t *testing.T) {
+	run := []string{"run", "--trace", smallTrace, "--n", "2", "--first", "10"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tensor-parallel-size", "1"}, "tp1"},
+		{[]string{"-tp", "1"}, "tp1"},
+		{[]string{"--quantization", "bf16"}, "tp1"},
+		{[]string{"--kv-cache-block-size", "32"}, "× 32 tokens"},
+		{[]string{"--max-batch-size", "7"}, "max-num-seqs 7"},
+		{[]string{"--max-num-tokens", "1024"}, "max-num-batched-tokens 1024"},
+		{[]string{"--router-mode", "kv"}, "policy kv-admission"},
+		{[]string{"--router-mode=random"}, "policy random"},
+		{[]string{"--router-mode", "kv", "--router-kv-overlap-score-credit", "0.5", "--busy-threshold", "0.9"}, "policy kv-admission"},
+		{[]string{"--router-mode", "kv", "--kv-overlap-score-weight", "2"}, "policy kv-admission"},
+		{[]string{"--no-enable-prefix-caching"}, "prefix-cache hit rate 0.0%"},
+	} {
+		out, _, err := runCLI(append(append([]string{}, run...), tc.args...)...)
+		if err != nil || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: %v; want %q in:\n%.400s", tc.args, err, tc.want, out)
+		}
+	}
+	if _, _, err := runCLI("run", "--router-mode", "smart"); err == nil || exitCode(err) != 2 {
+		t.Errorf("--router-mode smart: %v", err)
+	}
+	for _, cmd := range []string{"run", "sweep"} {
+		help, _, _ := runCLI(cmd, "--help")
+		for _, al := range flagAliases {
+			if !strings.Contains(help, "--"+al.alias) {
+				t.Errorf("%s --help does not show --%s", cmd, al.alias)
+			}
+		}
+	}
+}

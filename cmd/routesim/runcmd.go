@@ -29,6 +29,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json, profile_export.jsonl, nvml.csv and manifest.json to this directory")
 	decisions := fs.String("trace-decisions", "", "write every routing decision (reason, per-worker scores) to this file as JSON lines")
 	draws := fs.Int("uncertainty", 0, "also run K coefficient sets drawn from the profile's posterior (same seed) and report each statistic's 10–90 % band (0 = off)")
+	showAliases(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim run [flags]\n\nSimulate one trace on N workers under one policy and print the summary.\n\nFlags:\n%s", fs.FlagUsages())
 	}

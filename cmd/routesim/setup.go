@@ -37,7 +37,6 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.StringVar(&s.Profile, "profile", s.Profile, "step-time profile JSON (default: the built-in one for --gpu/--model/--tp, else a roofline estimate)")
 	fs.IntVar(&s.BlockSize, "block-size", s.BlockSize, "KV block size in tokens (must divide 512)")
 	fs.IntVar(&s.MaxModelLen, "max-model-len", s.MaxModelLen, "longest ISL+OSL served (0 = the model's max_position_embeddings)")
-	fs.IntVar(&s.MaxNumSeqs, "max-batch-size", s.MaxNumSeqs, "TRT-LLM's name for --max-num-seqs")
 	fs.IntVar(&s.MaxNumSeqs, "max-num-seqs", s.MaxNumSeqs, "running requests per worker (0 = vLLM's default for the GPU: 256 on A100, 1024 on H100/H200)")
 	fs.IntVar(&s.MaxNumBatchedTokens, "max-num-batched-tokens", s.MaxNumBatchedTokens, "tokens per engine step (0 = vLLM's default: 2048 on A100, 8192 on H100/H200)")
 	fs.Float64Var(&s.GPUMemUtil, "gpu-memory-utilization", s.GPUMemUtil, "fraction of GPU memory vLLM may use")
@@ -75,12 +74,17 @@ func registerParam(fs *pflag.FlagSet, p *policy.Params, d policy.Param) {
 // --profile file with the deployment flags, and builds the run.
 func buildSim(fs *pflag.FlagSet, s *scenario.Spec) (*scenario.Built, error) {
 	var errs []error
-	if err := s.Validate(); err != nil {
-		errs = append(errs, err)
+	verr := s.Validate()
+	if verr != nil {
+		errs = append(errs, verr)
 	}
 	errs = append(errs, policyFlagErrors(fs, s.Policy)...)
-	prof, perrs := loadProfile(fs, s)
-	errs = append(errs, perrs...)
+	var prof *model.Profile
+	if verr == nil { // a profile needs a valid deployment; its errors would repeat the flags'
+		var perrs []error
+		prof, perrs = loadProfile(fs, s)
+		errs = append(errs, perrs...)
+	}
 	if len(errs) > 0 {
 		return nil, usageError{errors.Join(errs...)}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/routesim/routesim/internal/atomicfile"
+	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/plots"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/scenario"
@@ -110,6 +111,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	force := fs.Bool("force", false, "--out holds a different sweep: discard its points and manifest and start this one")
 	recompute := fs.Bool("recompute-bad", false, "rerun point files that do not belong to this sweep (wrong point or sweep, unreadable) instead of failing")
 	slices := fs.Bool("slices", false, "seed k also replays its own --first window of the trace, spread evenly over it (--skip is ignored)")
+	showAliases(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim sweep [flags]\n\nRun a grid of N × policy × seed (× rate scale) in parallel, detect crossovers, write tables and plots.\n\nFlags:\n%s", fs.FlagUsages())
 	}
@@ -198,11 +200,14 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if base.Policy == "" {
 		base.Policy = "round-robin"
 	}
+	var prof *model.Profile
 	if err := base.Validate(); err != nil {
 		errs = append(errs, err)
+	} else {
+		var perrs []error
+		prof, perrs = loadProfile(fs, &base)
+		errs = append(errs, perrs...)
 	}
-	prof, perrs := loadProfile(fs, &base)
-	errs = append(errs, perrs...)
 	if len(errs) > 0 {
 		return usageError{errors.Join(errs...)}
 	}
