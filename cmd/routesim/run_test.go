@@ -167,7 +167,7 @@ func TestUnknownCommandAndHelp(t *testing.T) {
 	if err != nil || !strings.Contains(out, "run") {
 		t.Errorf("usage: %q, %v", out, err)
 	}
-	if _, e, err := runCLI("run", "--help"); err != nil || !strings.Contains(e, "--max-num-batched-tokens") {
-		t.Errorf("run --help: %v\n%s", err, e)
+	if o, _, err := runCLI("run", "--help"); err != nil || !strings.Contains(o, "--max-num-batched-tokens") {
+		t.Errorf("run --help (on stdout): %v\n%s", err, o)
 	}
 }
