@@ -94,7 +94,7 @@ func TestSummaryRowIsFlatAndComplete(t *testing.T) {
 		}
 		got[cols[i]] = vals[i]
 	}
-	for k, want := range map[string]string{"offered": "2", "completed": "1", "completeness": "0.5", "rejected-too-long": "1", "ttft_ms_p50": "10", "ttft_offered_ms_p99": ""} {
+	for k, want := range map[string]string{"offered": "2", "completed": "1", "completeness": "0.5", "rejected_too_long": "1", "ttft_ms_p50": "10", "ttft_offered_ms_p99": ""} {
 		if got[k] != want {
 			t.Errorf("%s = %q, want %q", k, got[k], want)
 		}

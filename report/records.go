@@ -81,7 +81,9 @@ func SummaryFields(s *sim.Summary) []Field {
 	i("completed", s.Completed)
 	f("completeness", "fraction", s.Completeness)
 	for _, st := range sim.EndStatuses {
-		i(st.String(), s.Rejected[st.String()])
+		// Column names use '_' (SQL needs no quoting); the status itself
+		// keeps its name in requests.csv.
+		i(strings.ReplaceAll(st.String(), "-", "_"), s.Rejected[st.String()])
 	}
 	for _, m := range []struct {
 		name string

@@ -80,6 +80,9 @@ type Crossover struct {
 	CIHigh      int     `json:"ci_high"`
 	NoFlipShare float64 `json:"no_flip_share"`
 	Replicates  int     `json:"replicates"`
+	// Seeds is the number of seeds per point the interval resamples; with
+	// fewer than MinSeedsForCI it is not reported as an interval.
+	Seeds int `json:"seeds"`
 	// ModelUncertainty says the replicates also drew the profile's
 	// coefficients (sweep --uncertainty), not only the seeds.
 	ModelUncertainty bool `json:"model_uncertainty,omitempty"`
@@ -212,7 +215,7 @@ func Crossovers(results []Result, g Grid, m Metric, replicates int, seed uint64)
 		s := collect(results, g, rate, m)
 		for i, a := range g.Policies {
 			for _, b := range g.Policies[i+1:] {
-				c := Crossover{Metric: m.Name, RateScale: rate, A: a, B: b, Axis: axisName, Ns: axis, Replicates: replicates}
+				c := Crossover{Metric: m.Name, RateScale: rate, A: a, B: b, Axis: axisName, Ns: axis, Replicates: replicates, Seeds: g.Seeds}
 				for ni := range axis {
 					c.MeanA = append(c.MeanA, mean(s[a][ni]))
 					c.MeanB = append(c.MeanB, mean(s[b][ni]))
@@ -298,9 +301,18 @@ func (c Crossover) String() string {
 	if ax == "" {
 		ax = "N"
 	}
+	if c.Seeds < MinSeedsForCI && !c.ModelUncertainty {
+		return fmt.Sprintf("%-40s %s better up to %s=%d, %s from %s=%d (too few seeds for an interval: %d < %d)",
+			pair, c.BetterFirst, ax, prevN(c.Ns, c.FlipN), other, ax, c.FlipN, c.Seeds, MinSeedsForCI)
+	}
 	return fmt.Sprintf("%-40s %s better up to %s=%d, %s from %s=%d (95%% CI %d–%d; %.0f%% of replicates never flip)",
 		pair, c.BetterFirst, ax, prevN(c.Ns, c.FlipN), other, ax, c.FlipN, c.CILow, c.CIHigh, 100*c.NoFlipShare)
 }
+
+// MinSeedsForCI is the fewest seeds per point for which a bootstrap
+// interval over seeds is reported: resampling fewer yields an interval
+// that says little.
+const MinSeedsForCI = 5
 
 func prevN(ns []int, n int) int {
 	for i, v := range ns {

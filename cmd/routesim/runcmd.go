@@ -224,8 +224,8 @@ func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summ
 	fmt.Fprintf(w, "\nthroughput %.3f req/s, %.1f output tok/s over %.1f s; prefix-cache hit rate %.1f%%; preemptions %d\n",
 		s.RequestsPerS, s.OutputTokensPerS, s.DurationS, 100*s.PrefixHitRate, s.Preemptions)
 	if s.Retries > 0 || s.Parked > 0 {
-		fmt.Fprintf(w, "client retries %d (rejections retried: %v); router queue: %d parked, wait avg %s ms, p99 %s ms\n",
-			s.Retries, s.RetriedRejections, s.Parked, ms(s.RouterQueueMs.Avg), ms(s.RouterQueueMs.Pct("p99")))
+		fmt.Fprintf(w, "client retries %d (rejections retried: %s); router queue: %d parked, wait avg %s ms, p99 %s ms\n",
+			s.Retries, countList(s.RetriedRejections), s.Parked, ms(s.RouterQueueMs.Avg), ms(s.RouterQueueMs.Pct("p99")))
 	}
 	fmt.Fprintf(w, "GPU (simulated NVML, %s): utilization mean %.0f%% (skew %.1f pts), power mean %.0f W, max %.0f W; per GPU:",
 		p.Kind, 100*s.GPU.UtilMean, 100*s.GPU.UtilSkew, s.GPU.PowerMeanW, s.GPU.PowerMaxW)
@@ -234,6 +234,21 @@ func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summ
 	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// countList renders counts by status as "rejected-busy 12, … " in
+// EndStatuses order ("none" when empty).
+func countList(m map[string]int) string {
+	var parts []string
+	for _, k := range rejectedKeys() {
+		if n := m[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func rejectedKeys() []string {
