@@ -128,3 +128,30 @@ func TestUpstreamSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoredFlagsAreErrors: a flag the chosen workload or policy does not
+// read is an error naming it; a load axis without --n sweeps at one N.
+func TestIgnoredFlagsAreErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--workload", "sessions", "--concurrency", "4", "--sessions", "8", "--rate-scale", "2"}, "--rate-scale has no effect with --workload sessions"},
+		{[]string{"run", "--workload", "sessions", "--concurrency", "4", "--sessions", "8", "--skip", "5"}, "--skip has no effect with --workload sessions"},
+		{[]string{"run", "--requests", "10"}, "--requests has no effect with --workload trace"},
+		{[]string{"run", "--policy", "kv-admission", "--metrics-lag", "5ms"}, "--metrics-lag has no effect"},
+		{[]string{"sweep", "--workload", "sessions", "--concurrency", "4", "--sessions", "8", "--skip", "5", "--out", t.TempDir()}, "--skip has no effect"},
+	} {
+		_, _, err := runCLI(tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || exitCode(err) != 2 {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if _, _, err := runCLI("run", "--policy", "kv-admission", "--busy-signal", "engine", "--metrics-lag", "5ms", "--first", "10"); err != nil {
+		t.Errorf("--metrics-lag with the engine busy signal: %v", err)
+	}
+	out, _, err := runCLI("sweep", "--workload", "sessions", "--concurrency", "2..4:2", "--sessions", "6", "--seeds", "1", "--policy", "round-robin", "--quiet", "--out", t.TempDir())
+	if err != nil || !strings.Contains(out, "N [8]") {
+		t.Errorf("a concurrency sweep without --n: %v\n%.300s", err, out)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -78,7 +79,8 @@ func buildSim(fs *pflag.FlagSet, s *scenario.Spec) (*scenario.Built, error) {
 	if verr != nil {
 		errs = append(errs, verr)
 	}
-	errs = append(errs, policyFlagErrors(fs, s.Policy)...)
+	errs = append(errs, policyFlagErrors(fs, s)...)
+	errs = append(errs, workloadFlagErrors(fs, s.Workload)...)
 	var prof *model.Profile
 	if verr == nil { // a profile needs a valid deployment; its errors would repeat the flags'
 		var perrs []error
@@ -132,12 +134,17 @@ func loadProfile(fs *pflag.FlagSet, s *scenario.Spec) (*model.Profile, []error) 
 
 // policyFlagErrors reports policy flags the user set that the chosen
 // policy does not read.
-func policyFlagErrors(fs *pflag.FlagSet, name string) []error {
+func policyFlagErrors(fs *pflag.FlagSet, s *scenario.Spec) []error {
+	name := s.Policy
 	e, err := policy.Lookup(name)
 	if err != nil {
 		return nil
 	}
 	reads := e.Reads()
+	if s.Policies.BusySignal != "engine" {
+		// The published-usage lag matters only to the engine busy signal.
+		reads = slices.DeleteFunc(reads, func(f string) bool { return f == "metrics-lag" })
+	}
 	var errs []error
 	check := func(flag string) {
 		if fs.Changed(flag) && !slices.Contains(reads, flag) {
@@ -150,6 +157,38 @@ func policyFlagErrors(fs *pflag.FlagSet, name string) []error {
 	for _, flag := range policy.RouterFlags {
 		check(flag)
 	}
+	return errs
+}
+
+// workloadFlags are the flags only one workload reads.
+var workloadFlags = map[string][]string{
+	"trace": {"trace", "max-isl", "skip", "first"},
+	"sessions": {"concurrency", "sessions", "duration", "turns", "think-time", "system-prompts", "system-tokens",
+		"starters", "starter-tokens", "new-tokens", "new-cv", "output-tokens", "output-cv"},
+	"synthetic": {"requests", "rate", "arrival", "arrival-cv", "isl-mean", "isl-cv", "osl-mean", "osl-cv", "prefix-groups", "prefix-tokens"},
+}
+
+// workloadFlagErrors reports flags the user set that the chosen workload
+// does not read (--rate-scale is read by trace and synthetic workloads).
+func workloadFlagErrors(fs *pflag.FlagSet, workload string, except ...string) []error {
+	if workload == "" {
+		workload = "trace"
+	}
+	var errs []error
+	for w, flags := range workloadFlags {
+		if w == workload {
+			continue
+		}
+		for _, f := range flags {
+			if !slices.Contains(except, f) && fs.Lookup(f) != nil && fs.Changed(f) {
+				errs = append(errs, fmt.Errorf("--%s has no effect with --workload %s (it belongs to --workload %s)", f, workload, w))
+			}
+		}
+	}
+	if workload == "sessions" && fs.Lookup("rate-scale") != nil && fs.Changed("rate-scale") {
+		errs = append(errs, fmt.Errorf("--rate-scale has no effect with --workload sessions (load is --concurrency)"))
+	}
+	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
 	return errs
 }
 

@@ -123,6 +123,12 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	applyWindowDefaults(fs, &base, rates)
 	var errs []error
+	// A load axis (--concurrency or --rate over a range) sweeps load at
+	// one cluster size: without --n, that is the base's N, not 2..16.
+	if !fs.Changed("n") && (strings.Contains(*concFlag, "..") || strings.Contains(*concFlag, ",") ||
+		strings.Contains(*rateFlag, "..") || strings.Contains(*rateFlag, ",")) {
+		*nFlag = fmt.Sprint(base.N)
+	}
 	ns, err := sweep.ParseRange(*nFlag)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--n: %w", err))
@@ -200,6 +206,8 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if base.Policy == "" {
 		base.Policy = "round-robin"
 	}
+	// --concurrency and --rate are the sweep's own load axes, checked above.
+	errs = append(errs, workloadFlagErrors(fs, base.Workload, "concurrency", "rate")...)
 	var prof *model.Profile
 	if err := base.Validate(); err != nil {
 		errs = append(errs, err)
