@@ -26,7 +26,7 @@ func WriteAIPerf(w io.Writer, recs []sim.Record, s *sim.Summary, generator strin
 	for i := range recs {
 		r := &recs[i]
 		if r.Status != sim.StatusOK {
-			errs[[3]string{strconv.Itoa(r.Status.HTTPCode()), r.Status.String(), r.Reason}]++
+			errs[[3]string{strconv.Itoa(r.HTTPCode), r.Status.String(), r.Reason}]++
 			continue
 		}
 		ttft = append(ttft, r.TTFT().Ms())
@@ -170,7 +170,7 @@ func WriteAIPerfRecords(w io.Writer, recs []sim.Record) error {
 		b = append(b, `,"benchmark_phase":"profiling","was_cancelled":false},`...)
 		if r.Status != sim.StatusOK {
 			b = append(b, `"metrics":{},"error":{"code":`...)
-			b = strconv.AppendInt(b, int64(r.Status.HTTPCode()), 10)
+			b = strconv.AppendInt(b, int64(r.HTTPCode), 10)
 			b = append(b, `,"type":`...)
 			b = strconv.AppendQuote(b, r.Status.String())
 			b = append(b, `,"message":`...)

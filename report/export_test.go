@@ -11,8 +11,8 @@ import (
 
 func records() ([]sim.Record, *sim.Summary) {
 	recs := []sim.Record{
-		{ID: 0, Line: 1, Arrival: 0, Routed: 1, QueueNs: -1, Worker: 0, FirstToken: 10 * sim.Millisecond, SecondToken: 15 * sim.Millisecond, End: 30 * sim.Millisecond, InputTokens: 100, OutputTokens: 5, Status: sim.StatusOK},
-		{ID: 1, Line: 2, Arrival: 0, Routed: -1, QueueNs: -1, Worker: -1, FirstToken: -1, SecondToken: -1, End: 0, InputTokens: 90000, OutputTokens: 5, Status: sim.StatusRejectedTooLong, Reason: "too, \"long\""},
+		{ID: 0, Line: 1, Arrival: 0, Routed: 1, QueueNs: -1, Worker: 0, FirstToken: 10 * sim.Millisecond, SecondToken: 15 * sim.Millisecond, End: 30 * sim.Millisecond, InputTokens: 100, OutputTokens: 5, Status: sim.StatusOK, HTTPCode: 200},
+		{ID: 1, Line: 2, Arrival: 0, Routed: -1, QueueNs: -1, Worker: -1, FirstToken: -1, SecondToken: -1, End: 0, InputTokens: 90000, OutputTokens: 5, Status: sim.StatusRejectedTooLong, HTTPCode: 400, Reason: "too, \"long\""},
 	}
 	res := &sim.Result{Records: recs, Workers: []sim.WorkerStats{{BusyNs: 20 * sim.Millisecond, Steps: 5}}, Makespan: 30 * sim.Millisecond}
 	s := sim.Summarize(res)

@@ -35,7 +35,7 @@ var RequestSchema = []RequestColumn{
 	{Name: "id", Kind: ColInt, Int: func(r *sim.Record) int64 { return int64(r.ID) }, Sweep: true},
 	{Name: "line", Kind: ColInt, Int: func(r *sim.Record) int64 { return int64(r.Line) }},
 	{Name: "status", Kind: ColString, Str: func(r *sim.Record) string { return r.Status.String() }, Sweep: true},
-	{Name: "http_code", Kind: ColInt, Int: func(r *sim.Record) int64 { return int64(r.Status.HTTPCode()) }},
+	{Name: "http_code", Kind: ColInt, Int: func(r *sim.Record) int64 { return int64(r.HTTPCode) }},
 	{Name: "worker", Kind: ColInt, Int: func(r *sim.Record) int64 { return int64(r.Worker) }, Sweep: true},
 	{Name: "input_tokens", Unit: "tokens", Kind: ColInt, Int: func(r *sim.Record) int64 { return int64(r.InputTokens) }, Sweep: true},
 	{Name: "output_tokens", Unit: "tokens", Kind: ColInt, Int: func(r *sim.Record) int64 { return int64(r.OutputTokens) }, Sweep: true},

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/routesim/routesim/internal/inputerr"
@@ -78,6 +80,10 @@ type Spec struct {
 	// RequestTimeoutS is how many seconds a client waits for a full
 	// response before it gives up (0 = forever).
 	RequestTimeoutS float64 `json:"request_timeout_s,omitempty"`
+	// DynamoVersion is the Dynamo release whose frontend conventions apply
+	// (empty = 1.2.0, the study's): its busy rejections answer 503 up to
+	// v1.2 and 529 from v1.3.
+	DynamoVersion string `json:"dynamo_version,omitempty"`
 }
 
 // Defaults is the CLI's default run: the embedded conversation trace on
@@ -116,6 +122,9 @@ func (s *Spec) Validate() error {
 		errs = append(errs, inputerr.Wrap("quant", err))
 	}
 	if _, err := s.kvBytes(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := parseVersion(s.DynamoVersion); err != nil {
 		errs = append(errs, err)
 	}
 	if err := s.filter().Validate(); err != nil {
@@ -186,6 +195,36 @@ func (s *Spec) checkEngine() error {
 		errs = append(errs, inputerr.Fieldf("gpu_memory_utilization", "%g must be in (0, 1]", u))
 	}
 	return errors.Join(errs...)
+}
+
+// overloadCode is the HTTP status of Dynamo's busy rejections: 503 up to
+// v1.2, 529 from v1.3 (PR #10941, 2026-06-24; DYN_HTTP_OVERLOAD_STATUS_CODE
+// can set it back: shared/router-notes.md §2).
+func overloadCode(version string) int {
+	if v, err := parseVersion(version); err == nil && (v[0] > 1 || v[0] == 1 && v[1] >= 3) {
+		return 529
+	}
+	return 503
+}
+
+// parseVersion reads MAJOR.MINOR[.PATCH] (empty = 1.2.0).
+func parseVersion(v string) ([2]int, error) {
+	if v == "" {
+		return [2]int{1, 2}, nil
+	}
+	parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3)
+	if len(parts) < 2 {
+		return [2]int{}, inputerr.Fieldf("dynamo_version", "%q: want MAJOR.MINOR[.PATCH]", v)
+	}
+	var out [2]int
+	for i := 0; i < 2; i++ {
+		n, err := strconv.Atoi(parts[i])
+		if err != nil || n < 0 {
+			return [2]int{}, inputerr.Fieldf("dynamo_version", "%q: want MAJOR.MINOR[.PATCH]", v)
+		}
+		out[i] = n
+	}
+	return out, nil
 }
 
 func (s *Spec) kvBytes() (int, error) {
@@ -288,6 +327,7 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 			KVAware: entry.KVAware, EngineSignal: s.Policies.BusySignal == "engine",
 			KVEventLag: sim.Time(s.KVEventLag), MetricsLag: sim.Time(s.MetricsLag),
 			Retries: s.Retry, RetryBackoff: sim.Time(s.RetryBackoff), Timeout: sim.Time(math.Round(s.RequestTimeoutS * 1e9)),
+			OverloadCode: overloadCode(s.DynamoVersion),
 		}}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

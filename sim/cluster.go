@@ -243,6 +243,14 @@ func (c *cluster) end(i int32, s Status, reason string) {
 	}
 }
 
+// httpCode is the status code the client saw for outcome s.
+func (c *cluster) httpCode(s Status) int {
+	if (s == StatusRejectedBusy || s == StatusRejectedBackpressure) && c.cfg.Router.OverloadCode != 0 {
+		return c.cfg.Router.OverloadCode
+	}
+	return s.HTTPCode()
+}
+
 func (c *cluster) result() (*Result, error) {
 	res := &Result{Records: make([]Record, c.reqs.len()), Workers: make([]WorkerStats, len(c.workers)), Events: c.eng.Processed()}
 	for i := range res.Records {
@@ -254,7 +262,7 @@ func (c *cluster) result() (*Result, error) {
 			ID: i, Line: r.job.Line, Arrival: r.job.Arrival, Routed: r.routed, Dispatched: r.dispatched, QueueNs: r.queueNs,
 			Worker: int(r.worker), FirstToken: r.firstToken, SecondToken: r.secondToken, End: r.end,
 			InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens,
-			CachedTokens: r.cached, Preemptions: r.preemptions, Status: r.status, Reason: r.reason, Attempts: r.attempts,
+			CachedTokens: r.cached, Preemptions: r.preemptions, Status: r.status, HTTPCode: c.httpCode(r.status), Reason: r.reason, Attempts: r.attempts,
 		}
 	}
 	for i, w := range c.workers {

@@ -30,8 +30,9 @@ func (s Status) String() string {
 // to refused up front).
 func (s Status) Failed() bool { return s == StatusFailedTimeout }
 
-// HTTPCode is the status code a client would see; 0 when it saw none (it
-// gave up waiting).
+// HTTPCode is the status code a client would see from a Dynamo v1.2
+// frontend (RouterConfig.OverloadCode changes the overload code); 0 when
+// it saw none (it gave up waiting).
 func (s Status) HTTPCode() int {
 	switch s {
 	case StatusOK:
@@ -62,6 +63,7 @@ type Record struct {
 	CachedTokens int // prompt tokens served from the prefix cache
 	Preemptions  int
 	Status       Status
+	HTTPCode     int    // what the client saw: 200, 400, 503 (529 from Dynamo v1.3), 0 after a time-out
 	Reason       string // why it was rejected; empty when ok
 	// Attempts lists the rejected attempts that the client retried, oldest
 	// first; the final attempt's outcome is Status.

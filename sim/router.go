@@ -40,6 +40,9 @@ type RouterConfig struct {
 	// as AIPerf); RetryBackoff is the first wait, doubled each time.
 	Retries      int
 	RetryBackoff Time
+	// OverloadCode is the HTTP status of a busy or backpressure rejection:
+	// 503 up to Dynamo v1.2, 529 from v1.3 (0 = 503).
+	OverloadCode int
 	// Timeout is how long a client waits for a request's last token after
 	// sending it before it gives up and disconnects; the engine then aborts
 	// the request and frees its KV blocks (0 = clients wait forever).

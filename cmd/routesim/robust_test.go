@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -153,5 +155,30 @@ func TestIgnoredFlagsAreErrors(t *testing.T) {
 	out, _, err := runCLI("sweep", "--workload", "sessions", "--concurrency", "2..4:2", "--sessions", "6", "--seeds", "1", "--policy", "round-robin", "--quiet", "--out", t.TempDir())
 	if err != nil || !strings.Contains(out, "N [8]") {
 		t.Errorf("a concurrency sweep without --n: %v\n%.300s", err, out)
+	}
+}
+
+// TestDynamoVersionSetsTheOverloadCode: busy rejections answer 503 by
+// default (v1.2) and 529 with --dynamo-version 1.3.
+func TestDynamoVersionSetsTheOverloadCode(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		code    string
+	}{{"", "503"}, {"1.2.0", "503"}, {"1.3", "529"}, {"v2.0.1", "529"}} {
+		dir := t.TempDir()
+		args := []string{"run", "--trace", smallTrace, "--n", "1", "--policy", "kv-admission", "--active-decode-blocks-threshold", "0.02", "--out", dir}
+		if tc.version != "" {
+			args = append(args, "--dynamo-version", tc.version)
+		}
+		if _, _, err := runCLI(args...); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "requests.csv"))
+		if !strings.Contains(string(b), ",rejected-busy,"+tc.code+",") {
+			t.Errorf("--dynamo-version %q: no rejected-busy row with HTTP %s", tc.version, tc.code)
+		}
+	}
+	if _, _, err := runCLI("run", "--dynamo-version", "one"); err == nil || !strings.Contains(err.Error(), "--dynamo-version") {
+		t.Errorf("bad version: %v", err)
 	}
 }

@@ -56,6 +56,7 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.DurationVar(&s.MetricsLag, "metrics-lag", s.MetricsLag, "delay of the workers' published KV usage (--busy-signal engine; Dynamo publishes 1 ms after a change)")
 	fs.IntVar(&s.Retry, "retry", s.Retry, "client re-sends of a rejected request (0 = none, like AIPerf)")
 	fs.DurationVar(&s.RetryBackoff, "retry-backoff", s.RetryBackoff, "wait before the first re-send; doubled for each further one")
+	fs.StringVar(&s.DynamoVersion, "dynamo-version", s.DynamoVersion, "Dynamo release whose frontend conventions apply (empty = 1.2.0, the study's): busy and backpressure rejections answer HTTP 503 up to v1.2, 529 from v1.3 (PR #10941)")
 	fs.Float64Var(&s.RequestTimeoutS, "request-timeout-seconds", s.RequestTimeoutS, "seconds a client waits for the full response before it gives up and the engine aborts the request (AIPerf's flag; inference-perf's aiohttp client: 300); 0 = forever")
 }
 
