@@ -34,6 +34,10 @@ type Options struct {
 	Seeds int
 	// NoPosterior skips the Laplace approximation (faster; no bands).
 	NoPosterior bool
+	// Progress, if set, is called after every simulation-backed loss
+	// evaluation with the count so far and the fit's stage ("search",
+	// "polish", "posterior").
+	Progress func(evals int, stage string)
 }
 
 // DefaultParams are the coefficients fitted for a linear (BLIS-style)
@@ -148,7 +152,8 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fitter{arms: arms, base: base, coefs: fit, priors: priors, dataScale: likelihoodScale(arms, opt.ModelError), modelErr: opt.ModelError}
+	f := &fitter{arms: arms, base: base, coefs: fit, priors: priors, dataScale: likelihoodScale(arms, opt.ModelError), modelErr: opt.ModelError,
+		progress: opt.Progress, stage: "search"}
 	start := base
 	var linNote string
 	if lin, note, err := f.linearFit(base, all, opt.Params); err != nil {
@@ -186,6 +191,7 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 		// objective with Levenberg–Marquardt so the Laplace approximation
 		// is centred where it should be.
 		before := f.evals
+		f.stage = "polish"
 		prev := f.scale()*f.lossOf(prof) + f.priorLoss(prof)
 		q, l := f.levenbergMarquardt(prof, 25)
 		if l < prev {
@@ -198,6 +204,7 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 	prof.NoiseSigma = sigma
 	var post *model.Posterior
 	if !opt.NoPosterior {
+		f.stage = "posterior"
 		post = f.laplace(prof)
 	}
 	powerNote := fitPower(prof, obs)
@@ -213,7 +220,8 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 			rep.Notes = append(rep.Notes, n)
 		}
 	}
-	prof.FitError = fmt.Sprintf("max |error| %.1f%%, mean |error| %.1f%% over %d statistics", rep.MaxAbsErrPct(), rep.MeanAbsErrPct(), len(rep.Rows))
+	worst := rep.Worst()
+	prof.FitError = fmt.Sprintf("max |error| %.1f%% (%s %s), mean |error| %.1f%% over %d statistics", rep.MaxAbsErrPct(), worst.Arm, worst.Stat, rep.MeanAbsErrPct(), len(rep.Rows))
 	if f.simErr != nil {
 		return nil, fmt.Errorf("calib: a simulation failed during the fit: %w", f.simErr)
 	}

@@ -55,11 +55,11 @@ func (f *fitter) levenbergMarquardt(p *model.Profile, iters int) (*model.Profile
 	lambda := 1e-2
 	const h = 0.02
 	for it := 0; it < iters; it++ {
-		f.evals++
+		f.tick()
 		cols := jacobian(r, k, h, func(int) bool { return true }, func(j int, dx float64) []float64 {
 			moved := append([]float64(nil), u...)
 			moved[j] += dx
-			f.evals++
+			f.tick()
 			return f.mapResiduals(f.withLog(p, moved))
 		})
 		jtj, jtr := gram(cols, r)
@@ -88,7 +88,7 @@ func (f *fitter) levenbergMarquardt(p *model.Profile, iters int) (*model.Profile
 				next[a] = u[a] + d
 			}
 			rn := f.mapResiduals(f.withLog(p, next))
-			f.evals++
+			f.tick()
 			if l := sumSquares(rn); rn != nil && l < best-1e-9 {
 				u, r, best, improved = next, rn, l, true
 				lambda = math.Max(lambda/3, 1e-6)

@@ -96,6 +96,7 @@ func (f *fitter) laplace(p *model.Profile) *model.Posterior {
 	at := func(i int, dx float64) []float64 {
 		q := *p
 		*mustCoef(names[i]).Field(&q) *= math.Exp(dx)
+		f.tick()
 		r, err := f.residuals(&q, false)
 		if err != nil {
 			return nil

@@ -55,6 +55,17 @@ func (r *Report) MaxAbsErrPct() float64 {
 	return m
 }
 
+// Worst is the row with the largest |error| (the zero Row if none).
+func (r *Report) Worst() Row {
+	var w Row
+	for _, row := range r.Rows {
+		if math.Abs(row.ErrPct) > math.Abs(w.ErrPct) {
+			w = row
+		}
+	}
+	return w
+}
+
 // MeanAbsErrPct is the mean |error| over rows.
 func (r *Report) MeanAbsErrPct() float64 {
 	if len(r.Rows) == 0 {

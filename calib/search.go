@@ -50,9 +50,20 @@ type fitter struct {
 	// their statistics are averaged (0 = noise-free, one run).
 	sigma float64
 	seeds int
+	// progress and stage report the fit's advance (Options.Progress).
+	progress func(int, string)
+	stage    string
 	// simErr is the first simulation that failed: a fit that met one
 	// reports it instead of treating the candidate as merely bad.
 	simErr error
+}
+
+// tick counts one loss evaluation and reports progress.
+func (f *fitter) tick() {
+	f.evals++
+	if f.progress != nil {
+		f.progress(f.evals, f.stage)
+	}
 }
 
 // failed notes a failed simulation and returns its error.
@@ -133,7 +144,7 @@ func (f *fitter) simulate(p *model.Profile, seed uint64) ([]Stats, []*sim.Result
 // per-request TTFT and ITL log errors where records exist, and the
 // regularisation toward the starting profile.
 func (f *fitter) loss(x []float64) float64 {
-	f.evals++
+	f.tick()
 	p := f.decode(x)
 	return f.scale()*f.lossOf(p) + f.priorLoss(p)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -17,7 +18,8 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim calibrate", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	spec := fs.String("spec", "", "calibration spec (JSON): the measured runs, their setups and files (see README)")
-	out := fs.String("out", "", "write profile.json, report.json and report.txt to this directory")
+	out := fs.String("out", "routesim-calibration", "write profile.json, report.json and report.txt to this directory")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	maxEvals := fs.Int("max-evals", 1500, "loss evaluations of the search over summary statistics")
 	params := fs.StringSlice("fit", nil, "coefficients to fit (profile JSON names; default: "+strings.Join(calib.KernelParams, ",")+" for a kernel profile, "+strings.Join(calib.DefaultParams, ",")+" for a linear one)")
 	reg := fs.Float64("prior-weight", 1, "weight of the priors (1 = MAP with the documented priors; 0 = none, a plain least-squares fit)")
@@ -83,7 +85,11 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	if fs.Changed("fit") {
 		fit = *params
 	}
-	res, err := calib.Fit(s, calib.Options{MaxEvals: *maxEvals, Params: fit, Regularization: r, ModelError: *modelErr, NoPosterior: *noPost})
+	opts := calib.Options{MaxEvals: *maxEvals, Params: fit, Regularization: r, ModelError: *modelErr, NoPosterior: *noPost}
+	if !*quiet {
+		opts.Progress = fitProgress(stderr, *maxEvals)
+	}
+	res, err := calib.Fit(s, opts)
 	if err != nil {
 		return err
 	}
@@ -122,4 +128,21 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %s\n", strings.Join([]string{*out + "/profile.json", "report.json", "report.txt"}, ", "))
 	}
 	return nil
+}
+
+// fitProgress reports a calibration's advance on w at most every two
+// seconds: the stage, the simulations so far and the elapsed time.
+func fitProgress(w io.Writer, maxEvals int) func(int, string) {
+	start, last := time.Now(), time.Now()
+	return func(evals int, stage string) {
+		if time.Since(last) < 2*time.Second {
+			return
+		}
+		last = time.Now()
+		bound := ""
+		if stage == "search" && maxEvals > 0 {
+			bound = fmt.Sprintf(" of at most %d", maxEvals)
+		}
+		fmt.Fprintf(w, "calibrate: %s, %d simulations%s, %s elapsed\n", stage, evals, bound, time.Since(start).Round(time.Second))
+	}
 }
