@@ -87,16 +87,9 @@ type kernelFile struct {
 	GPURef  string `json:"gpu_ref"`
 	Source  string `json:"source"`
 	License string `json:"license"`
-	Model   struct {
-		Name         string `json:"name"`
-		Layers       int    `json:"layers"`
-		Hidden       int    `json:"hidden"`
-		Intermediate int    `json:"intermediate"`
-		Heads        int    `json:"heads"`
-		KVHeads      int    `json:"kv_heads"`
-		HeadDim      int    `json:"head_dim"`
-		Vocab        int    `json:"vocab"`
-	} `json:"model"`
+	// Model is the reference model's shape (fields of the catalogue's
+	// LLM; a file without head_dim has hidden/heads).
+	Model  LLM `json:"model"`
 	Curves []struct {
 		TP     int       `json:"tp"`
 		Tokens []int     `json:"tokens"`
@@ -146,6 +139,9 @@ func readKernelFile(name string) *kernelFile {
 	if err := json.Unmarshal(b, &f); err != nil {
 		panic("model: embedded kernel curves corrupt: " + err.Error())
 	}
+	if f.Model.HeadDim == 0 && f.Model.Heads > 0 {
+		f.Model.HeadDim = f.Model.Hidden / f.Model.Heads
+	}
 	return &f
 }
 
@@ -185,7 +181,7 @@ func LinearCurveFor(d Deployment, cat *Catalogue) (*LinearCurve, error) {
 	}
 	c := ref.Curves[ci]
 	rm := ref.Model
-	refLinear := float64(rm.Layers) * float64(linearParams(rm.Hidden, rm.Intermediate, rm.Heads, rm.KVHeads, rm.Hidden/rm.Heads)) / float64(c.TP)
+	refLinear := float64(rm.Layers) * float64(rm.linearParamsPerLayer()) / float64(c.TP)
 	ourLinear := float64(d.Model.Layers) * float64(d.Model.linearParamsPerLayer()) / float64(tp)
 	peak := d.GPU.BF16FLOPS
 	bytesPerParam := 2.0

@@ -131,14 +131,14 @@ func (p Params) Validate() error {
 var RouterFlags = []string{"kv-event-lag", "metrics-lag"}
 
 // Reads lists every tunable flag the policy's behaviour depends on: its
-// parameters (Uses) and the router settings it observes.
+// parameters (Uses), then the router settings it observes.
 func (e Entry) Reads() []string {
 	out := append([]string(nil), e.Uses...)
-	if e.KVAware {
-		out = append(out, "kv-event-lag")
-	}
 	if slices.Contains(e.Uses, "busy-signal") {
 		out = append(out, "metrics-lag")
+	}
+	if e.KVAware {
+		out = append(out, "kv-event-lag")
 	}
 	return out
 }

@@ -34,22 +34,18 @@ func policiesCmd(args []string, stdout, stderr io.Writer) error {
 			d := docs[u]
 			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", u, d.DefaultText(), d.Help)
 		}
-		if docs["busy-signal"].Flag != "" && contains(e.Uses, "busy-signal") {
-			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", "metrics-lag", "1ms", "delay of the workers' published KV usage (engine busy signal)")
-		}
-		if e.KVAware {
-			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", "kv-event-lag", "0s", "delay of KV stored/removed events reaching the router")
+		for _, f := range e.Reads()[len(e.Uses):] {
+			d := routerFlagDocs[f]
+			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", f, d[0], d[1])
 		}
 	}
 	_, err := io.WriteString(stdout, b.String())
 	return err
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+// routerFlagDocs describes the router settings policy.Entry.Reads names
+// (default, meaning) for the policy list.
+var routerFlagDocs = map[string][2]string{
+	"metrics-lag":  {"1ms", "delay of the workers' published KV usage (engine busy signal)"},
+	"kv-event-lag": {"0s", "delay of KV stored/removed events reaching the router"},
 }

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -110,7 +111,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	quiet := fs.Bool("quiet", false, "no progress output")
 	force := fs.Bool("force", false, "--out holds a different sweep: discard its points and manifest and start this one")
 	recompute := fs.Bool("recompute-bad", false, "rerun point files that do not belong to this sweep (wrong point or sweep, unreadable) instead of failing")
-	slices := fs.Bool("slices", false, "seed k also replays its own --first window of the trace, spread evenly over it (--skip is ignored)")
+	sliceSeeds := fs.Bool("slices", false, "seed k also replays its own --first window of the trace, spread evenly over it (--skip is ignored)")
 	showAliases(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim sweep [flags]\n\nRun a grid of N × policy × seed (× rate scale) in parallel, detect crossovers, write tables and plots.\n\nFlags:\n%s", fs.FlagUsages())
@@ -137,7 +138,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	for i, p := range *pols {
 		_, err := policy.Lookup(p)
 		switch {
-		case listed((*pols)[:i], p):
+		case slices.Contains((*pols)[:i], p):
 			if err == nil {
 				errs = append(errs, fmt.Errorf("--policy %s is listed twice: a policy compared with itself", p))
 			}
@@ -177,7 +178,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 		if !(r > 0) {
 			errs = append(errs, fmt.Errorf("--rate-scale %g must be > 0", r))
 		}
-		if listed((*rates)[:i], r) {
+		if slices.Contains((*rates)[:i], r) {
 			errs = append(errs, fmt.Errorf("--rate-scale %g is listed twice", r))
 		}
 	}
@@ -231,14 +232,14 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 			return usageError{fmt.Errorf("--uncertainty: %w", err)}
 		}
 	}
-	grid := sweep.Grid{Ns: ns, Policies: *pols, Seeds: *seeds, BaseSeed: *baseSeed, RateScales: *rates, Slices: *slices}
+	grid := sweep.Grid{Ns: ns, Policies: *pols, Seeds: *seeds, BaseSeed: *baseSeed, RateScales: *rates, Slices: *sliceSeeds}
 	if len(arrivals) > 1 {
 		grid.Rates = arrivals
 	}
 	if len(concs) > 1 {
 		grid.Concurrencies = concs
 	}
-	if *slices {
+	if *sliceSeeds {
 		if _, err := sweep.SliceSkips(base, *seeds); err != nil {
 			return usageError{err}
 		}
@@ -450,14 +451,4 @@ func offeredLine(m *sweepManifest) string {
 	}
 	return fmt.Sprintf("offered: %d requests of %s (max ISL %d, skip %d, first %d) at rate scale %g: %.3g req/s over %.0f s",
 		len(jobs), s.Trace, s.MaxISL, s.Skip, s.First, s.RateScale, rate, span)
-}
-
-// listed says whether v is in list.
-func listed[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
