@@ -161,12 +161,21 @@ func policyFlagErrors(fs *pflag.FlagSet, s *scenario.Spec) []error {
 	return errs
 }
 
-// workloadFlags are the flags only one workload reads.
+// workloadFlags are the flags only one workload reads: the trace filters,
+// and whatever registerSessions and registerSynthetic bind.
 var workloadFlags = map[string][]string{
-	"trace": {"trace", "max-isl", "skip", "first"},
-	"sessions": {"concurrency", "sessions", "duration", "turns", "think-time", "system-prompts", "system-tokens",
-		"starters", "starter-tokens", "new-tokens", "new-cv", "output-tokens", "output-cv"},
-	"synthetic": {"requests", "rate", "arrival", "arrival-cv", "isl-mean", "isl-cv", "osl-mean", "osl-cv", "prefix-groups", "prefix-tokens"},
+	"trace":     {"trace", "max-isl", "skip", "first"},
+	"sessions":  flagNames(func(fs *pflag.FlagSet) { registerSessions(fs, &session.Config{}) }),
+	"synthetic": flagNames(func(fs *pflag.FlagSet) { registerSynthetic(fs, &workload.Synthetic{}) }),
+}
+
+// flagNames lists the flags register binds.
+func flagNames(register func(*pflag.FlagSet)) []string {
+	fs := pflag.NewFlagSet("", pflag.ContinueOnError)
+	register(fs)
+	var out []string
+	fs.VisitAll(func(f *pflag.Flag) { out = append(out, f.Name) })
+	return out
 }
 
 // workloadFlagErrors reports flags the user set that the chosen workload

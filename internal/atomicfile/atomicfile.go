@@ -42,13 +42,13 @@ type pending struct {
 	w          *bufio.Writer
 }
 
-// live holds every Dir with unpublished temporaries, for AbortAll.
+// live registers every unpublished temporary (and held lock), for
+// AbortAll.
 var live = struct {
 	sync.Mutex
-	dirs     map[*Dir]bool
 	tmps     map[string]bool // every unpublished temporary (and held locks)
 	aborting bool            // AbortAll ran: no new temporaries
-}{dirs: map[*Dir]bool{}, tmps: map[string]bool{}}
+}{tmps: map[string]bool{}}
 
 // errAborting refuses new outputs once the command is being interrupted.
 var errAborting = errors.New("interrupted: no new output files")
@@ -142,10 +142,7 @@ func (d *Dir) Create(name string) (*bufio.Writer, error) {
 		return nil, fmt.Errorf("--out %s: %w", d.path, err)
 	}
 	p := &pending{tmp: f.Name(), final: final, f: f, w: bufio.NewWriterSize(f, 1<<16)}
-	live.Lock()
 	d.files = append(d.files, p)
-	live.dirs[d] = true
-	live.Unlock()
 	return p.w, nil
 }
 
@@ -180,21 +177,15 @@ func (d *Dir) Commit() error {
 		}
 	}
 	syncDir(d.path)
-	live.Lock()
 	d.files = nil
-	delete(live.dirs, d)
-	live.Unlock()
 	return nil
 }
 
 // Abort removes every unpublished temporary, and the directory if NewDir
 // created it and it is now empty.
 func (d *Dir) Abort() {
-	live.Lock()
 	files := d.files
 	d.files = nil
-	delete(live.dirs, d)
-	live.Unlock()
 	for _, p := range files {
 		if p.f != nil {
 			p.f.Close()

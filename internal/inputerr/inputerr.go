@@ -106,7 +106,7 @@ func Render(err error, name func(field string) string) string {
 		for _, x := range e.Unwrap() {
 			parts = append(parts, Render(x, name))
 		}
-		if strings.Join(parts, "\n") == err.Error() || sameJoin(err, e.Unwrap()) {
+		if sameJoin(err, e.Unwrap()) {
 			return strings.Join(parts, "\n")
 		}
 		return err.Error()
