@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/routesim/routesim/calib"
 	"github.com/routesim/routesim/model"
@@ -34,7 +35,7 @@ func ExampleFit() {
 	pol, _ := setup.NewPolicy()
 	res, _ := sim.Run(b.Config, b.Work, pol)
 	f, _ := os.Create(filepath.Join(dir, "profile_export.jsonl"))
-	report.WriteAIPerfRecords(f, res.Records)
+	report.WriteAIPerfRecords(f, res.Records, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	f.Close()
 
 	// The spec names the run's setup and files; the fit starts from the

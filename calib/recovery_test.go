@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/report"
@@ -107,12 +108,12 @@ func writeRuns(t *testing.T, dir string, records bool, truth *model.Profile, bas
 			return arm + "-" + name
 		}
 		if records {
-			run.AIPerfRecords = write("profile_export.jsonl", func(f *os.File) error { return report.WriteAIPerfRecords(f, res.Records) })
+			run.AIPerfRecords = write("profile_export.jsonl", func(f *os.File) error { return report.WriteAIPerfRecords(f, res.Records, epoch) })
 		} else {
-			run.AIPerfSummary = write("profile_export_aiperf.json", func(f *os.File) error { return report.WriteAIPerf(f, res.Records, &sum, "test") })
+			run.AIPerfSummary = write("profile_export_aiperf.json", func(f *os.File) error { return report.WriteAIPerf(f, res.Records, &sum, report.AIPerfRun{Generator: "test", Start: epoch}) })
 		}
 		run.NvidiaSmi = write("nvml.csv", func(f *os.File) error {
-			return report.WriteNvidiaSmiCSV(f, res.GPU, 1, truth.PowerW, b.Deploy.NVMLMemoryUsedBytes())
+			return report.WriteNvidiaSmiCSV(f, report.NVML{Samples: res.GPU, TP: 1, PowerW: truth.PowerW, MemUsedBytes: b.Deploy.NVMLMemoryUsedBytes()}, epoch)
 		})
 		spec.Runs = append(spec.Runs, run)
 	}
@@ -290,3 +291,7 @@ func TestRecoveryWithPriors(t *testing.T) {
 		}
 	}
 }
+
+// epoch is where the synthetic exports' wall clock starts (not 1970, so the
+// readers are checked on real-looking timestamps).
+var epoch = time.Date(2026, 6, 5, 21, 58, 30, 828733000, time.UTC)

@@ -47,7 +47,7 @@ func TestRequestsCSVRoundTrips(t *testing.T) {
 func TestAIPerfExportCountsErrors(t *testing.T) {
 	recs, s := records()
 	var buf bytes.Buffer
-	if err := WriteAIPerf(&buf, recs, s, "routesim test"); err != nil {
+	if err := WriteAIPerf(&buf, recs, s, AIPerfRun{Generator: "routesim test"}); err != nil {
 		t.Fatal(err)
 	}
 	var out struct {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/routesim/routesim/sim"
@@ -12,28 +13,96 @@ import (
 // --query-gpu=timestamp,index,utilization.gpu,power.draw,memory.used --format=csv.
 const NvidiaSmiHeader = "timestamp, index, utilization.gpu [%], power.draw [W], memory.used [MiB]"
 
+// NVML is a run's simulated GPU trace with what turns it into readings:
+// each worker is TP GPUs with the same utilization, drawing PowerW(util)
+// watts and holding MemUsedBytes of device memory.
+type NVML struct {
+	Samples      sim.GPUSamples
+	TP           int
+	GPUName      string
+	PowerW       func(util float64) float64
+	MemUsedBytes int64
+}
+
 // WriteNvidiaSmiCSV writes the simulated NVML trace as nvidia-smi's CSV:
-// one row per sample and GPU, timestamps counted from the Unix epoch (the
-// run starts at 1970/01/01 00:00:00.000). Each worker is tp GPUs with the
-// same readings.
-func WriteNvidiaSmiCSV(w io.Writer, g sim.GPUSamples, tp int, power func(float64) float64, memUsedBytes int64) error {
+// one row per sample and GPU, stamped on the wall clock from start (the
+// instant of simulated time 0), each sample at the end of its window.
+func WriteNvidiaSmiCSV(w io.Writer, n NVML, start time.Time) error {
 	if _, err := fmt.Fprintln(w, NvidiaSmiHeader); err != nil {
 		return err
 	}
+	g := n.Samples
 	if len(g.Util) == 0 {
 		return nil
 	}
-	mib := memUsedBytes >> 20
+	mib := n.MemUsedBytes >> 20
 	for k := range g.Util[0] {
-		ts := time.Unix(0, int64(time.Duration(k+1)*time.Duration(sim.NVMLPeriod))).UTC().Format("2006/01/02 15:04:05.000")
+		ts := start.Add(time.Duration(k+1) * time.Duration(sim.NVMLPeriod)).UTC().Format("2006/01/02 15:04:05.000")
 		for wk, us := range g.Util {
 			u := us[k]
-			for r := 0; r < tp; r++ {
-				if _, err := fmt.Fprintf(w, "%s, %d, %d %%, %.2f W, %d MiB\n", ts, wk*tp+r, int(u*100+0.5), power(u), mib); err != nil {
+			for r := 0; r < n.TP; r++ {
+				if _, err := fmt.Fprintf(w, "%s, %d, %d %%, %.2f W, %d MiB\n", ts, wk*n.TP+r, int(u*100+0.5), n.PowerW(u), mib); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// aiperfTelemetry renders the trace as AIPerf's telemetry_data: one DCGM
+// endpoint per worker (a host with TP GPUs), and per GPU the statistics
+// of its samples for power (W), cumulative energy (MJ), utilization (%)
+// and memory used (GB).
+func (n *NVML) aiperfTelemetry(start time.Time) string {
+	windows := 0
+	if len(n.Samples.Util) > 0 {
+		windows = len(n.Samples.Util[0])
+	}
+	var endpoints object
+	var urls []byte
+	for wk, us := range n.Samples.Util {
+		power, energy, util, mem := make([]float64, len(us)), make([]float64, len(us)), make([]float64, len(us)), make([]float64, len(us))
+		joules := 0.0
+		for k, u := range us {
+			power[k] = n.PowerW(u)
+			joules += power[k] * sim.NVMLPeriod.Seconds()
+			energy[k] = joules / 1e6
+			util[k] = 100 * u
+			mem[k] = float64(n.MemUsedBytes) / 1e9
+		}
+		host := "worker-" + strconv.Itoa(wk)
+		var gpus object
+		for r := 0; r < n.TP; r++ {
+			idx := wk*n.TP + r
+			var metrics object
+			metrics.dist("gpu_power_usage", "W", power)
+			metrics.dist("energy_consumption", "MJ", energy)
+			metrics.dist("gpu_utilization", "%", util)
+			metrics.dist("gpu_memory_used", "GB", mem)
+			var gpu object
+			gpu.raw("gpu_index", strconv.Itoa(r))
+			gpu.raw("gpu_name", strconv.Quote(n.GPUName))
+			gpu.raw("gpu_uuid", strconv.Quote(fmt.Sprintf("GPU-00000000-0000-0000-0000-%012d", idx)))
+			gpu.raw("hostname", strconv.Quote(host))
+			gpu.raw("metrics", string(metrics.bytes()))
+			gpus.raw("gpu_"+strconv.Itoa(r), string(gpu.bytes()))
+		}
+		var ep object
+		ep.raw("gpus", string(gpus.bytes()))
+		endpoints.raw(host+":9401", string(ep.bytes()))
+		if len(urls) > 0 {
+			urls = append(urls, ',')
+		}
+		urls = strconv.AppendQuote(urls, "http://"+host+":9401/metrics")
+	}
+	var summary object
+	summary.raw("endpoints_configured", "["+string(urls)+"]")
+	summary.raw("endpoints_successful", "["+string(urls)+"]")
+	summary.raw("start_time", strconv.Quote(start.UTC().Format(AIPerfTimeLayout)))
+	summary.raw("end_time", strconv.Quote(start.Add(time.Duration(windows)*time.Duration(sim.NVMLPeriod)).UTC().Format(AIPerfTimeLayout)))
+	var o object
+	o.raw("summary", string(summary.bytes()))
+	o.raw("endpoints", string(endpoints.bytes()))
+	return string(o.bytes())
 }

@@ -42,11 +42,19 @@ func TestRunGolden(t *testing.T) {
 }
 
 func TestRunWritesOutputsDeterministically(t *testing.T) {
-	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
-	for _, d := range dirs {
+	// The same command twice (the output directory is part of it: the
+	// exports record it), the first run's files moved aside in between.
+	out := filepath.Join(t.TempDir(), "out")
+	dirs := []string{out + ".first", out}
+	for i := range dirs {
 		if _, _, err := runCLI("run", "--trace", "arxiv-window", "--first", "300", "--n", "4", "--policy", "kv-admission",
-			"--router-temperature", "0.3", "--profile", "../../testdata/profiles/noisy.json", "--seed", "7", "--out", d); err != nil {
+			"--router-temperature", "0.3", "--profile", "../../testdata/profiles/noisy.json", "--seed", "7", "--out", out); err != nil {
 			t.Fatal(err)
+		}
+		if i == 0 {
+			if err := os.Rename(out, dirs[0]); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	files := []string{"requests.csv", "summary.csv", "summary.json", "profile_export_aiperf.json", "profile_export.jsonl", "nvml.csv", "manifest.json"}
@@ -169,5 +177,32 @@ func TestUnknownCommandAndHelp(t *testing.T) {
 	}
 	if o, _, err := runCLI("run", "--help"); err != nil || !strings.Contains(o, "--max-num-batched-tokens") {
 		t.Errorf("run --help (on stdout): %v\n%s", err, o)
+	}
+}
+
+// TestStartTimeStampsOutputs: --start-time sets the wall clock of simulated
+// time 0 in nvml.csv and the AIPerf exports; a bad value is a usage error
+// naming the flag.
+func TestStartTimeStampsOutputs(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	if _, _, err := runCLI("run", "--first", "50", "--n", "2", "--start-time", "2025-03-04T05:06:07Z", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	nv, _ := os.ReadFile(filepath.Join(out, "nvml.csv"))
+	if lines := strings.SplitN(string(nv), "\n", 3); len(lines) < 2 || !strings.HasPrefix(lines[1], "2025/03/04 05:06:07.100, 0,") {
+		t.Errorf("nvml.csv starts %q", lines)
+	}
+	var ap struct {
+		Start string `json:"start_time"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "profile_export_aiperf.json"))
+	if err := json.Unmarshal(b, &ap); err != nil || ap.Start != "2025-03-04T05:06:07.000000" {
+		t.Errorf("start_time %q (%v)", ap.Start, err)
+	}
+	for _, bad := range []string{"yesterday", "1969-12-31T23:59:59Z", "2026-13-01T00:00:00Z"} {
+		_, _, err := runCLI("run", "--first", "5", "--start-time", bad)
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), "--start-time") {
+			t.Errorf("--start-time %s: %v", bad, err)
+		}
 	}
 }

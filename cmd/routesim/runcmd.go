@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -28,6 +29,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.String("scenario", "", "scenario file (JSON with the run's settings; flags override it), e.g. testdata/scenarios/*.json")
 	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json, profile_export.jsonl, nvml.csv and manifest.json to this directory")
 	decisions := fs.String("trace-decisions", "", "write every routing decision (reason, per-worker scores) to this file as JSON lines")
+	startTime := fs.String("start-time", defaultStartTime, "wall-clock instant of simulated time 0 in the outputs' timestamps (nvml.csv, AIPerf exports): RFC 3339, or now; the fixed default keeps outputs byte-identical")
 	draws := fs.Int("uncertainty", 0, "also run K coefficient sets drawn from the profile's posterior (same seed) and report each statistic's 10–90 % band (0 = off)")
 	showAliases(fs)
 	fs.Usage = func() {
@@ -40,6 +42,10 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("run: unexpected arguments %q", fs.Args())}
 	}
 	if err := checkDraws(*draws); err != nil {
+		return err
+	}
+	start, err := parseStartTime(*startTime)
+	if err != nil {
 		return err
 	}
 	st, err := buildSim(fs, &f)
@@ -74,7 +80,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *out != "" {
-		if err := writeRunOutputs(*out, &f, st, res, &sum); err != nil {
+		o := runOutputs{dir: *out, start: start, command: commandLine("run", args)}
+		if err := o.write(&f, st, res, &sum); err != nil {
 			return err
 		}
 	}
@@ -90,6 +97,36 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return printBands(stdout, &sum)
 	}
 	return nil
+}
+
+// defaultStartTime is the wall-clock instant of simulated time 0 unless
+// --start-time says otherwise: fixed, so the same run writes the same
+// bytes.
+const defaultStartTime = "2026-01-01T00:00:00Z"
+
+// parseStartTime reads --start-time: RFC 3339 or "now" (the wall clock,
+// which makes timestamps differ between otherwise identical runs).
+func parseStartTime(v string) (time.Time, error) {
+	if v == "now" {
+		return time.Now().UTC().Truncate(time.Millisecond), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil || t.Year() < 1970 || t.Year() > 9000 {
+		return time.Time{}, usageError{fmt.Errorf("--start-time %q: want an RFC 3339 time from 1970 on (2026-01-01T00:00:00Z) or now", v)}
+	}
+	return t.UTC(), nil
+}
+
+// commandLine is the command as a shell would take it back.
+func commandLine(cmd string, args []string) string {
+	parts := []string{"routesim", cmd}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"$`\\*?[]{}()<>|&;#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
 }
 
 // checkDraws validates --uncertainty.
@@ -131,14 +168,16 @@ func printBands(w io.Writer, s *sim.Summary) error {
 
 // manifest records everything needed to reproduce a run's outputs.
 type manifest struct {
-	Tool     string           `json:"tool"`
-	Version  string           `json:"version"`
-	Command  string           `json:"command"`
-	Flags    *scenario.Spec   `json:"flags"`
-	Trace    traceInfo        `json:"trace"`
-	Worker   sim.WorkerConfig `json:"worker"`
-	Profile  *model.Profile   `json:"profile"`
-	KVPerTok int64            `json:"kv_bytes_per_token"`
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+	Command string `json:"command"`
+	// StartTime is the wall-clock instant of simulated time 0 (--start-time).
+	StartTime string           `json:"start_time"`
+	Flags     *scenario.Spec   `json:"flags"`
+	Trace     traceInfo        `json:"trace"`
+	Worker    sim.WorkerConfig `json:"worker"`
+	Profile   *model.Profile   `json:"profile"`
+	KVPerTok  int64            `json:"kv_bytes_per_token"`
 }
 
 type traceInfo struct {
@@ -147,7 +186,15 @@ type traceInfo struct {
 	SpanNs   int64  `json:"span_ns"`
 }
 
-func writeRunOutputs(dir string, f *scenario.Spec, st *scenario.Built, res *sim.Result, sum *sim.Summary) error {
+// runOutputs says where run writes its files and how they are stamped.
+type runOutputs struct {
+	dir     string
+	start   time.Time // wall-clock instant of simulated time 0
+	command string
+}
+
+func (o runOutputs) write(f *scenario.Spec, st *scenario.Built, res *sim.Result, sum *sim.Summary) error {
+	dir := o.dir
 	d, err := atomicfile.NewDir(dir)
 	if err != nil {
 		return err
@@ -158,10 +205,14 @@ func writeRunOutputs(dir string, f *scenario.Spec, st *scenario.Built, res *sim.
 		ti = traceInfo{st.Trace.Name, len(reqs), reqs[len(reqs)-1].ArrivalNs - reqs[0].ArrivalNs}
 	}
 	m := manifest{
-		Tool: "routesim", Version: Version, Command: "run", Flags: f,
+		Tool: "routesim", Version: Version, Command: o.command, StartTime: o.start.Format(time.RFC3339Nano), Flags: f,
 		Trace:   ti,
 		Worker:  st.Config.Front().Worker,
 		Profile: st.Profile, KVPerTok: st.Deploy.Model.KVBytesPerToken(st.Deploy.KVDtypeBytes),
+	}
+	nv := report.NVML{
+		Samples: res.GPU, TP: st.Deploy.TP, GPUName: st.Deploy.GPU.Name,
+		PowerW: st.Profile.PowerW, MemUsedBytes: st.Deploy.NVMLMemoryUsedBytes(),
 	}
 	steps := []struct {
 		name  string
@@ -171,12 +222,14 @@ func writeRunOutputs(dir string, f *scenario.Spec, st *scenario.Built, res *sim.
 		{"summary.csv", func(w io.Writer) error { return report.WriteSummaryCSV(w, sum) }},
 		{"summary.json", func(w io.Writer) error { return writeJSON(w, sum) }},
 		{"profile_export_aiperf.json", func(w io.Writer) error {
-			return report.WriteAIPerf(w, res.Records, sum, "routesim "+Version)
+			return report.WriteAIPerf(w, res.Records, sum, report.AIPerfRun{
+				Generator: "routesim " + Version, Start: o.start, Model: modelID(st.Deploy.Model),
+				Dataset: ti.Name, FixedSchedule: st.Trace != nil, Seed: f.Seed,
+				Command: o.command, ArtifactDir: dir, Settings: f, NVML: &nv,
+			})
 		}},
-		{"profile_export.jsonl", func(w io.Writer) error { return report.WriteAIPerfRecords(w, res.Records) }},
-		{"nvml.csv", func(w io.Writer) error {
-			return report.WriteNvidiaSmiCSV(w, res.GPU, st.Deploy.TP, st.Profile.PowerW, st.Deploy.NVMLMemoryUsedBytes())
-		}},
+		{"profile_export.jsonl", func(w io.Writer) error { return report.WriteAIPerfRecords(w, res.Records, o.start) }},
+		{"nvml.csv", func(w io.Writer) error { return report.WriteNvidiaSmiCSV(w, nv, o.start) }},
 		{"manifest.json", func(w io.Writer) error { return writeJSON(w, m) }},
 	}
 	for _, s := range steps {
@@ -190,6 +243,14 @@ func writeRunOutputs(dir string, f *scenario.Spec, st *scenario.Built, res *sim.
 		}
 	}
 	return d.Commit()
+}
+
+// modelID is the model as clients name it: its Hugging Face id if known.
+func modelID(m model.LLM) string {
+	if m.HFID != "" {
+		return m.HFID
+	}
+	return m.Name
 }
 
 func writeJSON(w io.Writer, v any) error {
