@@ -5,6 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Metric is a per-point quantity that ranks policies.
@@ -92,6 +96,10 @@ type Crossover struct {
 	Ns    []int     `json:"n"`
 	MeanA []float64 `json:"mean_a"`
 	MeanB []float64 `json:"mean_b"`
+	// Verdicts per value: +1 A better, −1 B better, 0 tied — equal, or a
+	// paired difference over seeds within their noise (a two-sided paired
+	// t-test at 5 %), or undefined for both.
+	Verdicts []int `json:"verdicts"`
 }
 
 // samples[policy][n index] = per-seed values.
@@ -187,11 +195,48 @@ func better(a, b float64, higher bool) int {
 	return -1
 }
 
-// flip finds the first sign and the smallest index where it reverses.
-func flip(ma, mb []float64, higher bool) (first int, at int) {
+// verdict ranks a against b at one point from their paired per-seed
+// values (seed j is the same workload and noise for both): +1 if a is
+// better, −1 if b is, 0 if tied. A mean difference within the seeds' noise
+// (|d̄| ≤ t₀.₉₇₅,ₖ₋₁ · s_d/√k) is a tie; with one seed, or where a value is
+// infinite, only the means decide.
+func verdict(a, b []float64, higher bool) int {
+	ma, mb := mean(a), mean(b)
+	c := better(ma, mb, higher)
+	k := min(len(a), len(b))
+	if c == 0 || k < 2 {
+		return c
+	}
+	d := make([]float64, k)
+	for j := range d {
+		d[j] = a[j] - b[j]
+		if math.IsInf(d[j], 0) || math.IsNaN(d[j]) {
+			return c
+		}
+	}
+	md, sd := stat.MeanStdDev(d, nil)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.975)
+	if math.Abs(md) <= t*sd/math.Sqrt(float64(k)) {
+		return 0
+	}
+	return c
+}
+
+// ranks compares two series point by point (no tie tolerance: a bootstrap
+// replicate's ranking is what its resampled means say).
+func ranks(ra, rb []float64, higher bool) []int {
+	out := make([]int, len(ra))
+	for i := range ra {
+		out[i] = better(ra[i], rb[i], higher)
+	}
+	return out
+}
+
+// flip finds the first non-tie verdict and the smallest index where the
+// other side wins.
+func flip(v []int) (first int, at int) {
 	at = -1
-	for i := range ma {
-		c := better(ma[i], mb[i], higher)
+	for i, c := range v {
 		if c == 0 {
 			continue
 		}
@@ -219,8 +264,9 @@ func Crossovers(results []Result, g Grid, m Metric, replicates int, seed uint64)
 				for ni := range axis {
 					c.MeanA = append(c.MeanA, mean(s[a][ni]))
 					c.MeanB = append(c.MeanB, mean(s[b][ni]))
+					c.Verdicts = append(c.Verdicts, verdict(s[a][ni], s[b][ni], m.HigherBetter))
 				}
-				first, at := flip(c.MeanA, c.MeanB, m.HigherBetter)
+				first, at := flip(c.Verdicts)
 				switch first {
 				case 1:
 					c.BetterFirst = a
@@ -242,7 +288,7 @@ func Crossovers(results []Result, g Grid, m Metric, replicates int, seed uint64)
 						sa, sb = ds.at(a, j), ds.at(b, j)
 					}
 					ra, rb := resamplePaired(sa, sb, rng)
-					if _, at := flip(ra, rb, m.HigherBetter); at >= 0 {
+					if _, at := flip(ranks(ra, rb, m.HigherBetter)); at >= 0 {
 						flips = append(flips, axis[at])
 					}
 				}
@@ -283,30 +329,70 @@ func resamplePaired(a, b [][]float64, rng *rand.Rand) (ra, rb []float64) {
 	return ra, rb
 }
 
-// String renders a crossover as one line of the sweep's table.
+// String renders a crossover as one line of the sweep's table: the
+// stretches of the axis where each policy is better or the two are tied,
+// then the flip's interval.
 func (c Crossover) String() string {
-	pair := fmt.Sprintf("%s vs %s", c.A, c.B)
+	pair := fmt.Sprintf("%-40s ", fmt.Sprintf("%s vs %s", c.A, c.B))
 	if c.BetterFirst == "" {
-		return fmt.Sprintf("%-40s no ranking (tied or undefined everywhere in range)", pair)
-	}
-	other := c.A
-	if c.BetterFirst == c.A {
-		other = c.B
-	}
-	if c.FlipN == 0 {
-		return fmt.Sprintf("%-40s %s better everywhere in range: no crossover (%.0f%% of bootstrap replicates never flip)",
-			pair, c.BetterFirst, 100*c.NoFlipShare)
+		return pair + "tied everywhere in range (within the seeds' noise, or undefined for both)"
 	}
 	ax := c.Axis
 	if ax == "" {
 		ax = "N"
 	}
-	if c.Seeds < MinSeedsForCI && !c.ModelUncertainty {
-		return fmt.Sprintf("%-40s %s better up to %s=%d, %s from %s=%d (too few seeds for an interval: %d < %d)",
-			pair, c.BetterFirst, ax, prevN(c.Ns, c.FlipN), other, ax, c.FlipN, c.Seeds, MinSeedsForCI)
+	runs := c.runs()
+	parts := make([]string, len(runs))
+	for i, r := range runs {
+		who := "tied"
+		switch r.v {
+		case 1:
+			who = c.A + " better"
+		case -1:
+			who = c.B + " better"
+		}
+		if i > 0 && r.v != 0 && r.v == -runs[0].v && who != "tied" {
+			who = strings.TrimSuffix(who, " better")
+		}
+		switch {
+		case len(runs) == 1:
+			parts[i] = who + " everywhere in range"
+		case i == 0:
+			parts[i] = fmt.Sprintf("%s up to %s=%d", who, ax, c.Ns[r.to])
+		case i == len(runs)-1:
+			parts[i] = fmt.Sprintf("%s from %s=%d", who, ax, c.Ns[r.from])
+		case r.from == r.to:
+			parts[i] = fmt.Sprintf("%s at %s=%d", who, ax, c.Ns[r.from])
+		default:
+			parts[i] = fmt.Sprintf("%s at %s=%d–%d", who, ax, c.Ns[r.from], c.Ns[r.to])
+		}
 	}
-	return fmt.Sprintf("%-40s %s better up to %s=%d, %s from %s=%d (95%% CI %d–%d; %.0f%% of replicates never flip)",
-		pair, c.BetterFirst, ax, prevN(c.Ns, c.FlipN), other, ax, c.FlipN, c.CILow, c.CIHigh, 100*c.NoFlipShare)
+	line := pair + strings.Join(parts, ", ")
+	fewSeeds := c.Seeds < MinSeedsForCI && !c.ModelUncertainty
+	switch {
+	case c.FlipN == 0 && fewSeeds:
+		return line + fmt.Sprintf(": no crossover (too few seeds to say how sure: %d < %d)", c.Seeds, MinSeedsForCI)
+	case c.FlipN == 0:
+		return line + fmt.Sprintf(": no crossover (%.0f%% of bootstrap replicates never flip)", 100*c.NoFlipShare)
+	case fewSeeds:
+		return line + fmt.Sprintf(" (too few seeds for an interval: %d < %d)", c.Seeds, MinSeedsForCI)
+	}
+	return line + fmt.Sprintf(" (crossover 95%% CI %s=%d–%d; %.0f%% of replicates never flip)", ax, c.CILow, c.CIHigh, 100*c.NoFlipShare)
+}
+
+type run struct{ v, from, to int }
+
+// runs splits the verdicts into maximal stretches of one verdict.
+func (c Crossover) runs() []run {
+	var out []run
+	for i, v := range c.Verdicts {
+		if n := len(out); n > 0 && out[n-1].v == v {
+			out[n-1].to = i
+			continue
+		}
+		out = append(out, run{v, i, i})
+	}
+	return out
 }
 
 // MinSeedsForCI is the fewest seeds per point for which a bootstrap
@@ -314,21 +400,27 @@ func (c Crossover) String() string {
 // that says little.
 const MinSeedsForCI = 5
 
-func prevN(ns []int, n int) int {
-	for i, v := range ns {
-		if v == n && i > 0 {
-			return ns[i-1]
-		}
-	}
-	return n
-}
-
 // at returns policy p's values at draw j, shaped like samples ([axis][seed]).
 func (d drawSamples) at(p string, j int) [][]float64 {
 	out := make([][]float64, len(d[p]))
 	for i, seeds := range d[p] {
 		for _, vals := range seeds {
 			out[i] = append(out[i], vals[j])
+		}
+	}
+	return out
+}
+
+// PointMeans is metric m's mean over seeds at every axis value, per policy
+// ([policy index in g.Policies][axis index]), for one rate scale; NaN
+// where a point has no results.
+func PointMeans(results []Result, g Grid, rate float64, m Metric) [][]float64 {
+	s := collect(results, g, rate, m)
+	out := make([][]float64, len(g.Policies))
+	for i, p := range g.Policies {
+		out[i] = make([]float64, len(s[p]))
+		for ni, vals := range s[p] {
+			out[i][ni] = mean(vals)
 		}
 	}
 	return out

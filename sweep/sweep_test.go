@@ -112,18 +112,37 @@ func TestCrossoverSynthetic(t *testing.T) {
 		t.Errorf("identical policies: %+v", c)
 	}
 	// Noisy: the means flip at N=8, but the per-seed differences change
-	// sign around it (seeds are paired across policies), so the interval
-	// must be wider than one point.
+	// sign at N=4 and 8 (seeds are paired across policies): those points
+	// are ties within the seeds' noise, the flip is where b is clearly
+	// better (N=16), and the interval spans the uncertain region.
 	noisy, g := synthetic(ns, map[string][][]float64{
 		"a": {{100, 100, 100, 100}, {200, 200, 200, 200}, {300, 300, 300, 300}, {400, 400, 400, 400}},
 		"b": {{300, 300, 300, 300}, {150, 350, 120, 300}, {250, 380, 200, 330}, {100, 100, 100, 100}},
 	})
 	c = Crossovers(noisy, g, m, 2000, 3)[0]
-	if c.FlipN != 8 {
-		t.Errorf("noisy: flip at %d, want 8 (means %v / %v)", c.FlipN, c.MeanA, c.MeanB)
+	if c.FlipN != 16 || !strings.Contains(c.String(), "a better up to N=2, tied at N=4–8, b from N=16") {
+		t.Errorf("noisy: flip at %d, want 16 (means %v / %v): %s", c.FlipN, c.MeanA, c.MeanB, c)
 	}
-	if c.CILow > 4 || c.CIHigh < 8 || c.CILow == c.CIHigh {
+	if c.CILow > 4 || c.CIHigh < 16 || c.CILow == c.CIHigh {
 		t.Errorf("noisy: CI %d–%d should span the uncertain region", c.CILow, c.CIHigh)
+	}
+	// Identical from N=4 on (kv routers without rejections): a tie, not
+	// "better everywhere in range".
+	tail, g := synthetic(ns, map[string][][]float64{
+		"a": {{10, 11, 12, 10, 11}, {5, 6, 7, 5, 6}, {3, 3, 4, 3, 3}, {2, 2, 2, 2, 2}},
+		"b": {{90, 91, 92, 90, 91}, {5, 6, 7, 5, 6}, {3, 3, 4, 3, 3}, {2, 2, 2, 2, 2}},
+	})
+	c = Crossovers(tail, g, m, 200, 1)[0]
+	if want := "a better up to N=2, tied from N=4: no crossover"; !strings.Contains(c.String(), want) || c.FlipN != 0 {
+		t.Errorf("tied tail: %q, want %q", c, want)
+	}
+	// Means that differ by less than the seeds' noise are tied.
+	noise, g := synthetic(ns[:1], map[string][][]float64{
+		"a": {{100, 140, 60, 120, 80}},
+		"b": {{101, 139, 62, 119, 82}},
+	})
+	if c := Crossovers(noise, g, m, 200, 1)[0]; c.BetterFirst != "" || !strings.Contains(c.String(), "tied everywhere") {
+		t.Errorf("within noise: %s (verdicts %v)", c, c.Verdicts)
 	}
 	hb, _ := MetricByName("completeness", 0)
 	if !hb.HigherBetter {

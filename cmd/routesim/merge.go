@@ -98,7 +98,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return printCrossovers(stdout, m, cross, comp, out)
+	return printCrossovers(stdout, m, results, cross, comp, out)
 }
 
 // plotCmd redraws a sweep's plots from its outputs: routesim plot DIR.

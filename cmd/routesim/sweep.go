@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -293,7 +294,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	return printCrossovers(stdout, m, cross, comp, *out)
+	return printCrossovers(stdout, m, results, cross, comp, *out)
 }
 
 // sameSweep compares what determines results.
@@ -403,7 +404,7 @@ func progress(w io.Writer, quiet bool) func(done, total int, p sweep.Point) {
 	}
 }
 
-func printCrossovers(w io.Writer, m *sweepManifest, cross, comp []sweep.Crossover, dir string) error {
+func printCrossovers(w io.Writer, m *sweepManifest, results []sweep.Result, cross, comp []sweep.Crossover, dir string) error {
 	axis, values := m.Grid.Axis()
 	fmt.Fprintf(w, "routesim sweep: %s on %s, N %v, %d seeds, policies %s; crossover along %s %v\n", m.Meta.Model, m.Meta.GPU, m.Grid.Ns, m.Grid.Seeds, strings.Join(m.Grid.Policies, ", "), axis, values)
 	if line := offeredLine(m); line != "" {
@@ -423,8 +424,70 @@ func printCrossovers(w io.Writer, m *sweepManifest, cross, comp []sweep.Crossove
 	if len(comp) > 0 {
 		table("completeness", comp)
 	}
+	if err := printPointTable(w, m, results); err != nil {
+		return err
+	}
 	_, err := fmt.Fprintf(w, "\nwrote %s/{summary.csv,summary.parquet,crossover.json,manifest.json,plots/}\n", dir)
 	return err
+}
+
+// printPointTable prints, per rate scale, each axis value × policy's
+// completeness and TTFT p50 / p95 over completed requests (means over
+// seeds): the numbers behind the crossover lines.
+func printPointTable(w io.Writer, m *sweepManifest, results []sweep.Result) error {
+	axis, values := m.Grid.Axis()
+	var ms [3]sweep.Metric
+	for i, name := range []string{"completeness", "ttft-p50", "ttft-p95"} {
+		ms[i], _ = sweep.MetricByName(name, 0)
+	}
+	for _, rate := range m.Grid.RateScales {
+		var v [3][][]float64
+		for i := range ms {
+			v[i] = sweep.PointMeans(results, m.Grid, rate, ms[i])
+		}
+		title := "per point"
+		if len(m.Grid.RateScales) > 1 {
+			title += fmt.Sprintf(" at rate ×%g", rate)
+		}
+		fmt.Fprintf(w, "\n%s, mean of %d seeds: completeness, TTFT p50 / p95 over completed (ms)\n", title, m.Grid.Seeds)
+		var buf strings.Builder
+		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "  %s\t", axis)
+		for _, p := range m.Grid.Policies {
+			fmt.Fprintf(tw, "%s\t", p)
+		}
+		fmt.Fprintln(tw)
+		for ni, x := range values {
+			fmt.Fprintf(tw, "  %d\t", x)
+			for pi := range m.Grid.Policies {
+				fmt.Fprintf(tw, "%6s %7s / %-7s\t", pct(v[0][pi][ni]), msCell(v[1][pi][ni]), msCell(v[2][pi][ni]))
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+		for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+			if _, err := io.WriteString(w, strings.TrimRight(line, " ")+"\n"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func pct(x float64) string {
+	if math.IsNaN(x) {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f%%", 100*x)
+}
+
+// msCell formats a mean latency; undefined (no completed request in some
+// seed) prints as —.
+func msCell(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f", x)
 }
 
 // offeredLine says what load the sweep offers at its base point: the
