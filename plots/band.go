@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -28,7 +27,7 @@ func hasDraws(rs []sweep.Result) bool {
 // addModelBand draws policy pol's model-uncertainty band as two dashed
 // lines: the metric's 10th and 90th percentile over each point's
 // coefficient draws, averaged over seeds.
-func addModelBand(p *plot.Plot, rs []sweep.Result, g sweep.Grid, m sweep.Metric, pol string, c color.Color, axis []int) error {
+func addModelBand(f *figure, rs []sweep.Result, g sweep.Grid, m sweep.Metric, pol string, c color.Color, axis []int) error {
 	los, his := map[int][]float64{}, map[int][]float64{}
 	for i := range rs {
 		r := &rs[i]
@@ -50,8 +49,8 @@ func addModelBand(p *plot.Plot, rs []sweep.Result, g sweep.Grid, m sweep.Metric,
 		l, h := meanOf(los[n]), meanOf(his[n])
 		if m.HigherBetter || (finitePositive(l) && finitePositive(h)) {
 			if !math.IsNaN(l) && !math.IsNaN(h) && !math.IsInf(l, 0) && !math.IsInf(h, 0) {
-				lo = append(lo, plotter.XY{X: float64(n), Y: l})
-				hi = append(hi, plotter.XY{X: float64(n), Y: h})
+				lo = append(lo, f.pt(float64(n), l))
+				hi = append(hi, f.pt(float64(n), h))
 			}
 		}
 	}
@@ -64,7 +63,8 @@ func addModelBand(p *plot.Plot, rs []sweep.Result, g sweep.Grid, m sweep.Metric,
 			return err
 		}
 		l.Color, l.Dashes = c, []vg.Length{vg.Points(3), vg.Points(2)}
-		p.Add(l)
+		f.p.Add(l)
+		f.add(xy)
 	}
 	return nil
 }

@@ -1,18 +1,17 @@
 // Package plots draws a sweep's figures with gonum/plot, as PNG and SVG:
 // latency versus completeness, a metric versus N with confidence bands,
 // TTFT CDFs over offered requests, TTFT by arrival decile (queue
-// build-up), and per-GPU utilization.
+// build-up), and per-GPU utilization. Figures that summarise requests show
+// every seed: the median line and the seeds' range as a band.
 package plots
 
 import (
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -26,10 +25,18 @@ import (
 // Meta names what a sweep simulated, for titles.
 type Meta struct {
 	Trace, GPU, Model, ProfileKind string
+	// Fixed names what is held fixed in a figure that one value of the
+	// sweep selects (a rate scale of several, N on a load axis); set by
+	// All, not stored.
+	Fixed string `json:"-"`
 }
 
 func (m Meta) subtitle() string {
-	return fmt.Sprintf("%s · %s · %s (%s profile)", m.Trace, m.GPU, m.Model, m.ProfileKind)
+	s := fmt.Sprintf("%s · %s · %s (%s profile)", m.Trace, m.GPU, m.Model, m.ProfileKind)
+	if m.Fixed != "" {
+		s += " · " + m.Fixed
+	}
+	return s
 }
 
 // Figure is one drawn plot and its file stem.
@@ -55,9 +62,15 @@ func Save(dir string, figs []Figure) error {
 	return nil
 }
 
+// Width and Height are every figure's size.
+const (
+	Width  = 16 * vg.Centimeter
+	Height = 11 * vg.Centimeter
+)
+
 // Render writes one plot as png or svg.
 func Render(w io.Writer, p *plot.Plot, format string) error {
-	wt, err := p.WriterTo(16*vg.Centimeter, 11*vg.Centimeter, format)
+	wt, err := p.WriterTo(Width, Height, format)
 	if err != nil {
 		return err
 	}
@@ -68,11 +81,18 @@ func Render(w io.Writer, p *plot.Plot, format string) error {
 // All draws every figure of a sweep (per rate scale where it matters).
 func All(results []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) ([]Figure, error) {
 	var figs []Figure
+	axisName, _ := g.Axis()
 	for _, rate := range g.RateScales {
 		suffix := ""
+		var fixed []string
 		if len(g.RateScales) > 1 {
 			suffix = fmt.Sprintf("-rate%g", rate)
+			fixed = append(fixed, fmt.Sprintf("rate scale ×%g", rate))
 		}
+		if axisName != "N" && len(g.Ns) == 1 {
+			fixed = append(fixed, fmt.Sprintf("N = %d", g.Ns[0]))
+		}
+		meta.Fixed = strings.Join(fixed, ", ")
 		sub := filterRate(results, rate)
 		lc, err := LatencyVsCompleteness(sub, g, meta)
 		if err != nil {
@@ -145,59 +165,52 @@ func byPolicyN(rs []sweep.Result, g sweep.Grid, f func(*sweep.Result) float64) m
 	return out
 }
 
-func newPlot(title, x, y string, meta Meta) *plot.Plot {
+func newFigure(title, x, y string, meta Meta) *figure {
 	p := plot.New()
 	p.Title.Text = title + "\n" + meta.subtitle()
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
-	p.Legend.Top = true
+	p.X.Tick.Marker = linTicks{}
+	p.Y.Tick.Marker = linTicks{}
 	p.Add(plotter.NewGrid())
-	return p
-}
-
-func logY(p *plot.Plot) {
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = ticks125{}
-}
-
-// ticks125 labels 1, 2 and 5 × 10^k on a log axis.
-type ticks125 struct{}
-
-// Ticks implements plot.Ticker.
-func (ticks125) Ticks(lo, hi float64) []plot.Tick {
-	if lo <= 0 {
-		lo = 1e-9
-	}
-	var out []plot.Tick
-	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
-		for _, m := range []float64{1, 2, 5} {
-			v := m * math.Pow(10, e)
-			if v >= lo && v <= hi {
-				out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
-			}
-		}
-	}
-	if len(out) < 2 { // a narrow range: ordinary ticks read better
-		return plot.DefaultTicks{}.Ticks(lo, hi)
-	}
-	return out
+	return &figure{p: p}
 }
 
 func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
 
+// seedNote says how a figure summarises seeds.
+func seedNote(g sweep.Grid) string {
+	if g.Seeds == 1 {
+		return "one seed"
+	}
+	return fmt.Sprintf("median of %d seeds, band: their range", g.Seeds)
+}
+
+func seedsPhrase(g sweep.Grid) string {
+	if g.Seeds == 1 {
+		return "the one seed"
+	}
+	return fmt.Sprintf("each of %d seeds", g.Seeds)
+}
+
 // LatencyVsCompleteness: x completeness, y TTFT p50 over completed, one
-// curve per policy through increasing N, each point labelled by N.
+// curve per policy through increasing N (means over seeds), points
+// labelled by N.
 func LatencyVsCompleteness(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Plot, error) {
-	p := newPlot("Latency vs completeness: TTFT over what was served, against how much was served",
-		"completeness (completed / offered)", "TTFT p50 over completed (ms, log)", meta)
-	logY(p)
 	axisName, axis := g.Axis()
+	f := newFigure("Latency vs completeness: TTFT over what was served, against how much was served",
+		"completeness (% of offered requests completed)", "TTFT p50 over completed (ms, log)", meta)
+	p := f.p
+	f.logY()
+	p.X.Tick.Marker = linTicks{percent: true}
 	labelled := map[int]bool{}
 	for _, n := range pickNs(axis, 5) {
 		labelled[n] = true
 	}
 	comp := byPolicyN(rs, g, func(r *sweep.Result) float64 { return r.Summary.Completeness })
 	ttft := byPolicyN(rs, g, func(r *sweep.Result) float64 { return r.Summary.TTFTMs.Pct("p50") })
+	var entries []string
+	lowest := 1.0
 	for i, pol := range g.Policies {
 		var xys plotter.XYs
 		var labels []string
@@ -206,7 +219,8 @@ func LatencyVsCompleteness(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Pl
 			if !finitePositive(t) {
 				continue
 			}
-			xys = append(xys, plotter.XY{X: c, Y: t})
+			xys = append(xys, f.pt(c, t))
+			lowest = math.Min(lowest, c)
 			label := ""
 			if labelled[n] {
 				label = fmt.Sprintf("%d", n)
@@ -233,12 +247,17 @@ func LatencyVsCompleteness(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Pl
 			lab.TextStyle[j].YAlign = -0.5
 		}
 		p.Add(line, points, lab)
-		p.Legend.Add(pol+" (labels: "+axisName+")", line, points)
+		f.add(xys)
+		p.Legend.Add(pol, line, points)
+		entries = append(entries, pol)
 	}
+	p.Title.Text += fmt.Sprintf("\npoints: means of %d seeds, labelled by %s", g.Seeds, axisName)
 	if len(axis) > 5 {
-		p.Title.Text += fmt.Sprintf("\n%s from %d to %d along each curve; some points labelled", axisName, axis[0], axis[len(axis)-1])
+		p.Title.Text += fmt.Sprintf(" (%d to %d along each curve, some labelled)", axis[0], axis[len(axis)-1])
 	}
-	p.X.Min, p.X.Max = math.Min(p.X.Min-0.01, 0.95), 1.01
+	lo := math.Min(math.Floor((lowest-0.005)*100)/100, 0.95)
+	p.X.Min, p.X.Max = lo, 1+0.03*(1-lo)
+	f.placeLegend(entries)
 	return p, nil
 }
 
@@ -246,11 +265,16 @@ func LatencyVsCompleteness(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Pl
 // with a 95 % band.
 func MetricVsN(rs []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) (*plot.Plot, error) {
 	axisName, axis := g.Axis()
-	p := newPlot(m.Label+" vs "+axisLabel(axisName), axisLabel(axisName), m.Label, meta)
+	f := newFigure(m.Label+" vs "+axisLabel(axisName), axisLabel(axisName), m.Label, meta)
+	p := f.p
+	p.X.Tick.Marker = linTicks{integer: true}
 	if !m.HigherBetter {
-		logY(p)
+		f.logY()
+	} else if m.Name == "completeness" || m.Name == "goodput" {
+		p.Y.Tick.Marker = linTicks{percent: true}
 	}
 	vals := byPolicyN(rs, g, m.Value)
+	var entries []string
 	for i, pol := range g.Policies {
 		var mid, lo, hi plotter.XYs
 		for _, n := range axis {
@@ -258,13 +282,13 @@ func MetricVsN(rs []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) (*plo
 			if !m.HigherBetter && !finitePositive(v[0]) {
 				continue
 			}
-			mid = append(mid, plotter.XY{X: float64(n), Y: v[0]})
+			mid = append(mid, f.pt(float64(n), v[0]))
 			l := v[0] - v[1]
 			if !m.HigherBetter && l <= 0 {
 				l = v[0]
 			}
-			lo = append(lo, plotter.XY{X: float64(n), Y: l})
-			hi = append(hi, plotter.XY{X: float64(n), Y: v[0] + v[1]})
+			lo = append(lo, f.pt(float64(n), l))
+			hi = append(hi, f.pt(float64(n), v[0]+v[1]))
 		}
 		if len(mid) == 0 {
 			continue
@@ -278,8 +302,7 @@ func MetricVsN(rs []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) (*plo
 			return nil, err
 		}
 		c := plotutil.Color(i)
-		r, gg, b, _ := c.RGBA()
-		poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(gg >> 8), B: uint8(b >> 8), A: 50}
+		poly.Color = translucent(c)
 		poly.LineStyle.Width = 0
 		line, points, err := plotter.NewLinePoints(mid)
 		if err != nil {
@@ -287,14 +310,19 @@ func MetricVsN(rs []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) (*plo
 		}
 		line.Color, points.Color, points.Shape = c, c, plotutil.Shape(i)
 		p.Add(poly, line, points)
+		f.add(mid, band)
 		p.Legend.Add(pol, line, points)
-		if err := addModelBand(p, rs, g, m, pol, c, axis); err != nil {
+		entries = append(entries, pol)
+		if err := addModelBand(f, rs, g, m, pol, c, axis); err != nil {
 			return nil, err
 		}
 	}
+	note := fmt.Sprintf("\nmeans of %d seeds; shaded: 95 %% interval of the mean", g.Seeds)
 	if hasDraws(rs) {
-		p.Title.Text += "\n(shaded: 95 % over seeds; dashed: 10–90 % over model coefficient draws)"
+		note += "; dashed: 10–90 % over model coefficient draws"
 	}
+	p.Title.Text += note
+	f.placeLegend(entries)
 	return p, nil
 }
 
@@ -320,142 +348,5 @@ func pickNs(ns []int, k int) []int {
 	return out
 }
 
-// firstSeed returns the lowest-seed result of (policy, axis value x).
-func firstSeed(rs []sweep.Result, g sweep.Grid, pol string, x int) *sweep.Result {
-	var best *sweep.Result
-	for i := range rs {
-		r := &rs[i]
-		if r.Point.Policy == pol && g.AxisValue(r.Point) == x && (best == nil || r.Point.Seed < best.Point.Seed) {
-			best = r
-		}
-	}
-	return best
-}
-
-// TTFTCDF: for one policy, the share of offered requests whose first token
-// came within x ms, per N (first seed). Curves end at the completeness:
-// rejected requests never get a first token.
-func TTFTCDF(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot, error) {
-	p := newPlot("TTFT CDF over offered requests: "+pol, "TTFT (ms, log)", "share of offered requests", meta)
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Y.Min, p.Y.Max = 0, 1
-	axisName, axis := g.Axis()
-	for i, n := range pickNs(axis, 6) {
-		r := firstSeed(rs, g, pol, n)
-		if r == nil || len(r.TTFTMs) == 0 {
-			continue
-		}
-		var ok []float64
-		for _, t := range r.TTFTMs {
-			if t > 0 {
-				ok = append(ok, t)
-			}
-		}
-		if len(ok) == 0 {
-			continue
-		}
-		sort.Float64s(ok)
-		step := max(1, len(ok)/200)
-		var xys plotter.XYs
-		for j := 0; j < len(ok); j += step {
-			xys = append(xys, plotter.XY{X: ok[j], Y: float64(j+1) / float64(len(r.TTFTMs))})
-		}
-		xys = append(xys, plotter.XY{X: ok[len(ok)-1], Y: float64(len(ok)) / float64(len(r.TTFTMs))})
-		line, err := plotter.NewLine(xys)
-		if err != nil {
-			return nil, err
-		}
-		line.Color = plotutil.Color(i)
-		line.Dashes = plotutil.Dashes(i)
-		p.Add(line)
-		p.Legend.Add(fmt.Sprintf("%s=%d", axisName, n), line)
-	}
-	p.Legend.Top, p.Legend.Left = false, false
-	return p, nil
-}
-
-// TTFTByDecile: for one policy, mean TTFT of the completed requests
-// arriving in each tenth of the trace, per N: a queue that builds up
-// rises to the right.
-func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot, error) {
-	p := newPlot("TTFT by arrival decile (queue build-up): "+pol, "arrival decile of the trace", "mean TTFT of completed (ms, log)", meta)
-	logY(p)
-	axisName, axis := g.Axis()
-	for i, n := range pickNs(axis, 6) {
-		r := firstSeed(rs, g, pol, n)
-		if r == nil || len(r.ArrivalS) == 0 {
-			continue
-		}
-		span := r.ArrivalS[len(r.ArrivalS)-1] - r.ArrivalS[0]
-		var sum, cnt [10]float64
-		for j, a := range r.ArrivalS {
-			if r.TTFTMs[j] <= 0 {
-				continue
-			}
-			d := 0
-			if span > 0 {
-				d = min(int(10*(a-r.ArrivalS[0])/span), 9)
-			}
-			sum[d] += r.TTFTMs[j]
-			cnt[d]++
-		}
-		var xys plotter.XYs
-		for d := 0; d < 10; d++ {
-			if cnt[d] > 0 {
-				xys = append(xys, plotter.XY{X: float64(d + 1), Y: sum[d] / cnt[d]})
-			}
-		}
-		if len(xys) == 0 {
-			continue
-		}
-		line, points, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return nil, err
-		}
-		line.Color, points.Color, points.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
-		p.Add(line, points)
-		p.Legend.Add(fmt.Sprintf("%s=%d", axisName, n), line, points)
-	}
-	return p, nil
-}
-
-// GPUUtil: every GPU's simulated NVML utilization against N (first seed),
-// per policy, with the per-policy mean as a line: spread shows skew.
-func GPUUtil(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Plot, error) {
-	axisName, axis := g.Axis()
-	p := newPlot("Per-GPU utilization (simulated NVML)", axisLabel(axisName), "utilization (kernel time share)", meta)
-	p.Y.Min, p.Y.Max = 0, 1
-	width := 0.6 / float64(max(len(g.Policies), 1))
-	for i, pol := range g.Policies {
-		var pts, mean plotter.XYs
-		off := (float64(i) - float64(len(g.Policies)-1)/2) * width
-		for _, n := range axis {
-			r := firstSeed(rs, g, pol, n)
-			if r == nil {
-				continue
-			}
-			for _, gpu := range r.Summary.GPU.GPUs {
-				pts = append(pts, plotter.XY{X: float64(n) + off, Y: gpu.UtilMean})
-			}
-			mean = append(mean, plotter.XY{X: float64(n) + off, Y: r.Summary.GPU.UtilMean})
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, err
-		}
-		sc.Color, sc.Shape = plotutil.Color(i), plotutil.Shape(i)
-		sc.Radius = vg.Points(1.5)
-		line, err := plotter.NewLine(mean)
-		if err != nil {
-			return nil, err
-		}
-		line.Color = plotutil.Color(i)
-		p.Add(sc, line)
-		p.Legend.Add(pol, line, sc)
-	}
-	return p, nil
-}
+// dashPattern is plotutil's i-th dash pattern.
+func dashPattern(i int) []vg.Length { return plotutil.Dashes(i) }

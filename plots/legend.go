@@ -1,0 +1,116 @@
+package plots
+
+import (
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// figure is a plot under construction with every data point drawn on it,
+// so the legend can be put where it covers none.
+//
+// A log axis is drawn as a linear axis over log10 of the values, its
+// ticks labelled with the values themselves (expTicks): gonum's LogScale
+// pads the data area for the axis label as if the label sat at the
+// arithmetic midpoint of the range, which on a log axis shrinks the plot
+// by a third. Every coordinate goes through pt.
+type figure struct {
+	p          *plot.Plot
+	pts        []plotter.XY
+	xlog, ylog bool
+}
+
+// pt is the plotted position of data point (x, y).
+func (f *figure) pt(x, y float64) plotter.XY {
+	if f.xlog {
+		x = math.Log10(x)
+	}
+	if f.ylog {
+		y = math.Log10(y)
+	}
+	return plotter.XY{X: x, Y: y}
+}
+
+// logY makes the y axis logarithmic.
+func (f *figure) logY() {
+	f.ylog = true
+	f.p.Y.Tick.Marker = expTicks{}
+}
+
+// logX makes the x axis logarithmic.
+func (f *figure) logX() {
+	f.xlog = true
+	f.p.X.Tick.Marker = expTicks{}
+}
+
+func (f *figure) add(xys ...plotter.XYs) {
+	for _, xy := range xys {
+		f.pts = append(f.pts, xy...)
+	}
+}
+
+// Approximate size of the data area and of a legend row, for placing the
+// legend (the canvas is 16 × 11 cm; axes and titles take the rest).
+const (
+	dataWidth  = 380.0 // pt
+	dataHeight = 190.0 // pt
+	legendRow  = 12.0  // pt per entry
+	legendChar = 5.5   // pt per character of the longest entry
+	legendIcon = 28.0  // pt for the line/glyph sample and padding
+)
+
+// placeLegend puts the legend in the corner of the data area that covers
+// the fewest data points; when every corner holds some, it raises the top
+// of the y range until the top corners are clear and puts it there.
+func (f *figure) placeLegend(entries []string) {
+	p := f.p
+	if len(entries) == 0 {
+		return
+	}
+	longest := 0
+	for _, e := range entries {
+		longest = max(longest, len([]rune(e)))
+	}
+	w := math.Min(0.9, (legendIcon+legendChar*float64(longest))/dataWidth)
+	h := math.Min(0.9, (legendRow*float64(len(entries))+4)/dataHeight)
+	type corner struct{ top, left bool }
+	count := func(c corner) int {
+		n := 0
+		for _, xy := range f.pts {
+			x, y := p.X.Norm(xy.X), p.Y.Norm(xy.Y)
+			if math.IsNaN(x) || math.IsNaN(y) {
+				continue
+			}
+			inX := x >= 1-w-0.02 && x <= 1.02
+			if c.left {
+				inX = x <= w+0.02 && x >= -0.02
+			}
+			inY := y >= 1-h-0.02 && y <= 1.02
+			if !c.top {
+				inY = y <= h+0.02 && y >= -0.02
+			}
+			if inX && inY {
+				n++
+			}
+		}
+		return n
+	}
+	best, bestN := corner{true, false}, math.MaxInt
+	for _, c := range []corner{{true, false}, {true, true}, {false, false}, {false, true}} {
+		if n := count(c); n < bestN {
+			best, bestN = c, n
+		}
+	}
+	if bestN > 0 {
+		best = corner{true, false}
+		// Headroom: the data must end below 1 − h of the new range.
+		p.Y.Max = p.Y.Min + (p.Y.Max-p.Y.Min)/(1-h-0.03)
+	}
+	p.Legend.Top, p.Legend.Left = best.top, best.left
+	p.Legend.XOffs, p.Legend.YOffs = 0, 0
+	if !best.left {
+		p.Legend.XOffs = -vg.Points(4)
+	}
+}

@@ -1,0 +1,205 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/routesim/routesim/sweep"
+)
+
+// cdfPoints is how many TTFT values a CDF curve is evaluated at.
+const cdfPoints = 160
+
+// TTFTCDF: for one policy, the share of offered requests whose first token
+// came within x ms, per N: the median over seeds with the seeds' range.
+// Curves end at the completeness: rejected requests never get a first
+// token.
+func TTFTCDF(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot, error) {
+	f := newFigure("TTFT CDF over offered requests: "+pol+" ("+seedNote(g)+")", "TTFT (ms, log)", "share of offered requests", meta)
+	p := f.p
+	f.logX()
+	p.Y.Tick.Marker = linTicks{percent: true}
+	p.Y.Min, p.Y.Max = 0, 1
+	axisName, axis := g.Axis()
+	var entries []string
+	for i, n := range pickNs(axis, 6) {
+		type seedCDF struct {
+			done    []float64 // first-token times, sorted
+			offered int
+		}
+		var cdfs []seedCDF
+		lo, hi := math.Inf(1), 0.0
+		for _, r := range seedsAt(rs, g, pol, n) {
+			if len(r.TTFTMs) == 0 {
+				continue
+			}
+			c := seedCDF{offered: len(r.TTFTMs)}
+			for _, t := range r.TTFTMs {
+				if t > 0 {
+					c.done = append(c.done, t)
+				}
+			}
+			sort.Float64s(c.done)
+			if len(c.done) > 0 {
+				lo, hi = math.Min(lo, c.done[0]), math.Max(hi, c.done[len(c.done)-1])
+			}
+			cdfs = append(cdfs, c)
+		}
+		if hi == 0 {
+			continue
+		}
+		// Shares over offered requests, on one log-spaced grid of TTFTs
+		// common to every seed.
+		var xs []float64
+		var ys []spread
+		for k := 0; k < cdfPoints; k++ {
+			x := lo
+			if hi > lo {
+				x = lo * math.Pow(hi/lo, float64(k)/float64(cdfPoints-1))
+			}
+			share := make([]float64, len(cdfs))
+			for j, c := range cdfs {
+				share[j] = float64(sort.SearchFloat64s(c.done, math.Nextafter(x, math.Inf(1)))) / float64(c.offered)
+			}
+			xs = append(xs, x)
+			ys = append(ys, spreadOf(share))
+		}
+		line, err := medianBand(f, xs, ys, plotutil.Color(i), i)
+		if err != nil {
+			return nil, err
+		}
+		label := fmt.Sprintf("%s=%d", axisName, n)
+		p.Legend.Add(label, line)
+		entries = append(entries, label)
+	}
+	f.placeLegend(entries)
+	return p, nil
+}
+
+// TTFTByDecile: for one policy, mean TTFT of the completed requests
+// arriving in each tenth of the trace, per N (median over seeds, band:
+// their range): a queue that builds up rises to the right.
+func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot, error) {
+	f := newFigure("TTFT by arrival decile (queue build-up): "+pol+" ("+seedNote(g)+")", "arrival decile of the trace", "mean TTFT of completed (ms, log)", meta)
+	p := f.p
+	f.logY()
+	p.X.Tick.Marker = linTicks{integer: true}
+	axisName, axis := g.Axis()
+	var entries []string
+	for i, n := range pickNs(axis, 6) {
+		var per [10][]float64
+		for _, r := range seedsAt(rs, g, pol, n) {
+			if len(r.ArrivalS) == 0 {
+				continue
+			}
+			span := r.ArrivalS[len(r.ArrivalS)-1] - r.ArrivalS[0]
+			var sum, cnt [10]float64
+			for j, a := range r.ArrivalS {
+				if r.TTFTMs[j] <= 0 {
+					continue
+				}
+				d := 0
+				if span > 0 {
+					d = min(int(10*(a-r.ArrivalS[0])/span), 9)
+				}
+				sum[d] += r.TTFTMs[j]
+				cnt[d]++
+			}
+			for d := range per {
+				if cnt[d] > 0 {
+					per[d] = append(per[d], sum[d]/cnt[d])
+				}
+			}
+		}
+		var xs []float64
+		var ys []spread
+		for d := range per {
+			if len(per[d]) > 0 {
+				xs = append(xs, float64(d+1))
+				ys = append(ys, spreadOf(per[d]))
+			}
+		}
+		if len(xs) == 0 {
+			continue
+		}
+		line, err := medianBand(f, xs, ys, plotutil.Color(i), 0)
+		if err != nil {
+			return nil, err
+		}
+		var mid plotter.XYs
+		for k := range xs {
+			mid = append(mid, f.pt(xs[k], ys[k].med))
+		}
+		pts, err := plotter.NewScatter(mid)
+		if err != nil {
+			return nil, err
+		}
+		pts.Color, pts.Shape = plotutil.Color(i), plotutil.Shape(i)
+		p.Add(pts)
+		label := fmt.Sprintf("%s=%d", axisName, n)
+		p.Legend.Add(label, line, pts)
+		entries = append(entries, label)
+	}
+	p.X.Min, p.X.Max = 0.5, 10.5
+	f.placeLegend(entries)
+	return p, nil
+}
+
+// GPUUtil: every GPU's simulated NVML utilization against N, in every
+// seed, per policy, with the per-policy mean over GPUs and seeds as a
+// line: spread shows skew.
+func GPUUtil(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Plot, error) {
+	axisName, axis := g.Axis()
+	f := newFigure("Per-GPU utilization (simulated NVML)", axisLabel(axisName), "utilization (kernel-time share)", meta)
+	p := f.p
+	p.Title.Text += "\ndots: each GPU in " + seedsPhrase(g) + "; line: their mean"
+	p.X.Tick.Marker = linTicks{integer: true}
+	p.Y.Tick.Marker = linTicks{percent: true}
+	p.Y.Min, p.Y.Max = 0, 1
+	width := 0.6 / float64(max(len(g.Policies), 1))
+	var entries []string
+	for i, pol := range g.Policies {
+		var pts, mean plotter.XYs
+		off := (float64(i) - float64(len(g.Policies)-1)/2) * width
+		for _, n := range axis {
+			seeds := seedsAt(rs, g, pol, n)
+			if len(seeds) == 0 {
+				continue
+			}
+			m := 0.0
+			for _, r := range seeds {
+				for _, gpu := range r.Summary.GPU.GPUs {
+					pts = append(pts, plotter.XY{X: float64(n) + off, Y: gpu.UtilMean})
+				}
+				m += r.Summary.GPU.UtilMean / float64(len(seeds))
+			}
+			mean = append(mean, plotter.XY{X: float64(n) + off, Y: m})
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		sc.Color, sc.Shape = plotutil.Color(i), plotutil.Shape(i)
+		sc.Radius = vg.Points(1.5)
+		line, err := plotter.NewLine(mean)
+		if err != nil {
+			return nil, err
+		}
+		line.Color = plotutil.Color(i)
+		p.Add(sc, line)
+		f.add(pts)
+		p.Legend.Add(pol, line, sc)
+		entries = append(entries, pol)
+	}
+	f.placeLegend(entries)
+	return p, nil
+}
