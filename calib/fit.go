@@ -211,7 +211,7 @@ func Fit(spec *Spec, opt Options) (*Result, error) {
 	prof.Kind = "measured"
 	prof.Name = fmt.Sprintf("%s.%s.tp%d.calibrated", strings.ToLower(dep.GPU.Name), strings.ToLower(dep.Model.Name), dep.TP)
 	prof.Source = fmt.Sprintf("routesim calibrate %q: %d runs (%s), starting from %s", spec.Name, len(spec.Runs), runNames(spec), base.Name)
-	prof.Note = ""
+	prof.Note = spec.Note
 	prof.Posterior = post
 	rep := f.report(prof, base, x, post, opt)
 	rep.Loss, rep.Evals = loss, f.evals

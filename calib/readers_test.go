@@ -114,6 +114,9 @@ func TestSpecErrors(t *testing.T) {
 		{"no files", `{"name":"x","runs":[{"name":"a","arm":"a","setup":{}}]}`, "needs aiperf_summary, aiperf_records or measured"},
 		{"bad setup", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{"gpu":"B300","policy":"psychic"}}]}`, "unknown GPU"},
 		{"mixed deployments", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}},{"name":"b","arm":"b","aiperf_summary":"s","setup":{"model":"Llama-3.1-8B"}}]}`, "one profile fits one deployment"},
+		{"negative max_evals", `{"name":"x","options":{"max_evals":-1},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`, "options: max_evals"},
+		{"negative prior weight", `{"name":"x","options":{"prior_weight":-2},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`, "prior_weight"},
+		{"unknown option", `{"name":"x","options":{"speed":9},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`, "unknown field"},
 	} {
 		p := filepath.Join(dir, tc.name+".json")
 		os.WriteFile(p, []byte(tc.body), 0o644)
@@ -121,7 +124,14 @@ func TestSpecErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	p := filepath.Join(dir, "missing-file.json")
+	// A spec's note and options are read as written.
+	p := filepath.Join(dir, "options.json")
+	os.WriteFile(p, []byte(`{"name":"x","note":"why","options":{"max_evals":7,"fit":["step_base_ns"],"prior_weight":0,"model_error":0.2},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`), 0o644)
+	if s, err := LoadSpec(p); err != nil || s.Note != "why" || s.Options.MaxEvals != 7 || len(s.Options.Fit) != 1 ||
+		s.Options.PriorWeight == nil || *s.Options.PriorWeight != 0 || s.Options.ModelError != 0.2 {
+		t.Errorf("note and options: %+v, %v", s, err)
+	}
+	p = filepath.Join(dir, "missing-file.json")
 	os.WriteFile(p, []byte(`{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"nope.json","setup":{}}]}`), 0o644)
 	s, err := LoadSpec(p)
 	if err != nil {

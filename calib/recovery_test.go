@@ -110,7 +110,9 @@ func writeRuns(t *testing.T, dir string, records bool, truth *model.Profile, bas
 		if records {
 			run.AIPerfRecords = write("profile_export.jsonl", func(f *os.File) error { return report.WriteAIPerfRecords(f, res.Records, epoch) })
 		} else {
-			run.AIPerfSummary = write("profile_export_aiperf.json", func(f *os.File) error { return report.WriteAIPerf(f, res.Records, &sum, report.AIPerfRun{Generator: "test", Start: epoch}) })
+			run.AIPerfSummary = write("profile_export_aiperf.json", func(f *os.File) error {
+				return report.WriteAIPerf(f, res.Records, &sum, report.AIPerfRun{Generator: "test", Start: epoch})
+			})
 		}
 		run.NvidiaSmi = write("nvml.csv", func(f *os.File) error {
 			return report.WriteNvidiaSmiCSV(f, report.NVML{Samples: res.GPU, TP: 1, PowerW: truth.PowerW, MemUsedBytes: b.Deploy.NVMLMemoryUsedBytes()}, epoch)

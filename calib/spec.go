@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,8 +46,23 @@ type Spec struct {
 	// Base is a profile file to start from and regularise toward; empty
 	// means the deployment's built-in profile or its roofline estimate.
 	Base string `json:"base_profile,omitempty"`
-	Runs []Run  `json:"runs"`
-	dir  string
+	// Note is written into the fitted profile's note: what the fit rests
+	// on and what it leaves unpinned, for readers of the profile.
+	Note string `json:"note,omitempty"`
+	// Options are the fit's settings, so that the spec alone reproduces
+	// the profile (calibrate's flags override them).
+	Options SpecOptions `json:"options,omitempty"`
+	Runs    []Run       `json:"runs"`
+	dir     string
+}
+
+// SpecOptions are the fit settings a spec may fix; zero values mean the
+// defaults (calibrate's flag defaults).
+type SpecOptions struct {
+	MaxEvals    int      `json:"max_evals,omitempty"`
+	Fit         []string `json:"fit,omitempty"`
+	PriorWeight *float64 `json:"prior_weight,omitempty"`
+	ModelError  float64  `json:"model_error,omitempty"`
 }
 
 // LoadSpec reads a spec; each run's setup starts from scenario.Defaults().
@@ -56,16 +72,18 @@ func LoadSpec(path string) (*Spec, error) {
 		return nil, err
 	}
 	var shape struct {
-		Name string            `json:"name"`
-		Base string            `json:"base_profile"`
-		Runs []json.RawMessage `json:"runs"`
+		Name    string            `json:"name"`
+		Base    string            `json:"base_profile"`
+		Note    string            `json:"note"`
+		Options SpecOptions       `json:"options"`
+		Runs    []json.RawMessage `json:"runs"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&shape); err != nil {
 		return nil, errf(path, 0, "", "%v", err)
 	}
-	s := &Spec{Name: shape.Name, Base: shape.Base, dir: filepath.Dir(path)}
+	s := &Spec{Name: shape.Name, Base: shape.Base, Note: shape.Note, Options: shape.Options, dir: filepath.Dir(path)}
 	for i, raw := range shape.Runs {
 		r := Run{Setup: scenario.Defaults()}
 		d := json.NewDecoder(bytes.NewReader(raw))
@@ -90,6 +108,10 @@ func (s *Spec) Validate() error {
 	var errs []error
 	if len(s.Runs) == 0 {
 		errs = append(errs, errors.New("runs: no measured runs"))
+	}
+	if o := s.Options; o.MaxEvals < 0 || o.ModelError < 0 || math.IsNaN(o.ModelError) || math.IsInf(o.ModelError, 0) ||
+		o.PriorWeight != nil && !(*o.PriorWeight >= 0 && !math.IsInf(*o.PriorWeight, 0)) {
+		errs = append(errs, fmt.Errorf("options: max_evals, model_error and prior_weight must be finite and ≥ 0 (%+v)", o))
 	}
 	names := map[string]bool{}
 	for i, r := range s.Runs {

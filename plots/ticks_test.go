@@ -199,7 +199,7 @@ func TestLegendAvoidsData(t *testing.T) {
 	f := newFigure("t", "x", "y", Meta{})
 	// Data along the top edge and the bottom-left: the free corner is
 	// bottom-right.
-	xys := plotter.XYs{{0, 10}, {0.5, 10}, {1, 10}, {0, 0}, {0.1, 1}}
+	xys := plotter.XYs{{X: 0, Y: 10}, {X: 0.5, Y: 10}, {X: 1, Y: 10}, {X: 0, Y: 0}, {X: 0.1, Y: 1}}
 	s, _ := plotter.NewScatter(xys)
 	f.p.Add(s)
 	f.add(xys)

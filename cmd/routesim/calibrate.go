@@ -43,6 +43,22 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The spec's options stand unless a flag says otherwise.
+	{
+		o := s.Options
+		if o.MaxEvals > 0 && !fs.Changed("max-evals") {
+			*maxEvals = o.MaxEvals
+		}
+		if len(o.Fit) > 0 && !fs.Changed("fit") {
+			*params = o.Fit
+		}
+		if o.PriorWeight != nil && !fs.Changed("prior-weight") {
+			*reg = *o.PriorWeight
+		}
+		if o.ModelError > 0 && !fs.Changed("model-error") {
+			*modelErr = o.ModelError
+		}
+	}
 	if *derive != "" {
 		if *source == "" {
 			return usageError{fmt.Errorf("calibrate: --derive needs --source (the citation of the measurements)")}
@@ -82,7 +98,7 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 		r = -1
 	}
 	var fit []string
-	if fs.Changed("fit") {
+	if fs.Changed("fit") || len(s.Options.Fit) > 0 {
 		fit = *params
 	}
 	opts := calib.Options{MaxEvals: *maxEvals, Params: fit, Regularization: r, ModelError: *modelErr, NoPosterior: *noPost}

@@ -150,6 +150,19 @@ func TestSweepParquetReadsBack(t *testing.T) {
 			t.Errorf("%s: %d rows, want %d", name, tbl.NumRows(), rows)
 		}
 		sch := tbl.Schema()
+		// Column names are SQL-safe, and the same as the CSV's where
+		// the sweep writes one (per-request rows are Parquet only).
+		csvHead, csvErr := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(name, ".parquet")+".csv"))
+		var names []string
+		for _, f := range sch.Fields() {
+			names = append(names, f.Name)
+			if strings.ContainsAny(f.Name, "-. ") {
+				t.Errorf("%s column %q needs quoting in SQL", name, f.Name)
+			}
+		}
+		if h, _, _ := strings.Cut(string(csvHead), "\n"); csvErr == nil && h != strings.Join(names, ",") {
+			t.Errorf("%s columns differ from the CSV's:\n%s\n%s", name, strings.Join(names, ","), h)
+		}
 		if idx := sch.FieldIndices("ttft_ms"); name == "requests.parquet" && len(idx) == 1 {
 			if u, _ := sch.Field(idx[0]).Metadata.GetValue("unit"); u != "ms" {
 				t.Errorf("%s ttft_ms unit %q", name, u)

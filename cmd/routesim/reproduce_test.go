@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var reproduce = flag.Bool("reproduce", false, "refit the shipped calibrated profiles from their specs and compare byte for byte (minutes; .ci/run sets it)")
+
+// shippedFits are the calibrated profiles routesim ships, each with the
+// spec that makes it and the report saved beside the spec.
+var shippedFits = []struct{ spec, profile, report string }{
+	{"validate/data/a100-qwen3-8b-n8/calib.json", "model/data/profiles/a100-sxm4-40gb-qwen3-8b-tp1-calibrated.json", "validate/data/a100-qwen3-8b-n8/calibration-report.txt"},
+	{"validate/data/h100-llama3.1-8b-inferencesim/calib.json", "model/data/profiles/h100-sxm5-80gb-llama-3.1-8b-tp1-calibrated.json", "validate/data/h100-llama3.1-8b-inferencesim/calibration-report.txt"},
+}
+
+// TestShippedProfilesReproduce: `routesim calibrate --spec SPEC --out DIR`
+// writes exactly the shipped profile (and the saved report). With -update
+// it rewrites them.
+func TestShippedProfilesReproduce(t *testing.T) {
+	shipped, _ := filepath.Glob("../../model/data/profiles/*-calibrated.json")
+	if len(shipped) != len(shippedFits) {
+		t.Fatalf("%d calibrated profiles shipped, %d with a spec here", len(shipped), len(shippedFits))
+	}
+	if !*reproduce {
+		t.Skip("refitting takes minutes: go test ./cmd/routesim -run TestShippedProfilesReproduce -reproduce")
+	}
+	for _, c := range shippedFits {
+		t.Run(filepath.Base(c.profile), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "fit")
+			if _, _, err := runCLI("calibrate", "--spec", filepath.Join("..", "..", c.spec), "--out", out, "--quiet"); err != nil {
+				t.Fatal(err)
+			}
+			files := []struct{ got, want string }{{"profile.json", c.profile}, {"report.txt", c.report}}
+			if j := strings.TrimSuffix(c.report, ".txt") + ".json"; exists(filepath.Join("..", "..", j)) {
+				files = append(files, struct{ got, want string }{"report.json", j})
+			}
+			for _, f := range files {
+				got, err := os.ReadFile(filepath.Join(out, f.got))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := filepath.Join("..", "..", f.want)
+				if *update {
+					if err := os.WriteFile(want, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				if old, err := os.ReadFile(want); err != nil || !bytes.Equal(got, old) {
+					t.Errorf("%s differs from what its spec gives (%v); if intended: go test ./cmd/routesim -run TestShippedProfilesReproduce -reproduce -update", f.want, err)
+				}
+			}
+		})
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
