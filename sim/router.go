@@ -11,8 +11,10 @@ type router struct {
 	capacity   []int
 	inFlight   []int
 	prefill    []int        // uncached prompt tokens awaiting a first token
-	refs       []blockIndex // in-flight prompt blocks, refcounted (KV-aware only)
+	refs       *holders     // in-flight prompt blocks, refcounted per worker (KV-aware only)
 	index      []blockIndex // blocks each worker reported stored (KV-aware only)
+	version    uint64       // bumped by every change to refs
+	scan       *prefixScan  // NewBlocks of the blocks last asked about
 	engine     []engineFeed // published KV usage (engine signal only)
 	now        func() Time
 	metricsLag Time
@@ -77,11 +79,10 @@ func newRouter(workers []*worker, rc RouterConfig, now func() Time) *router {
 		r.mnbt[w], r.capacity[w] = wk.cfg.MaxNumBatchedTokens, wk.cfg.KVBlocks
 	}
 	if rc.KVAware {
-		r.refs = make([]blockIndex, n)
+		r.refs, r.scan = newHolders(n), newPrefixScan(n)
 		r.index = make([]blockIndex, n)
-		for w := 0; w < n; w++ {
-			r.refs[w] = newBlockIndex(r.capacity[w])
-			r.index[w] = newBlockIndex(r.capacity[w])
+		for w := range r.index {
+			r.index[w] = newBlockIndex(4) // grows with the worker's cache
 		}
 	}
 	if rc.EngineSignal {
@@ -116,25 +117,26 @@ func (r *router) ActiveBlocks(w int) int {
 	if r.refs == nil {
 		return 0
 	}
-	return r.refs[w].n
+	return r.refs.held(w)
 }
 
-// NewBlocks implements policy.View.
+// NewBlocks implements policy.View. The first call for a request's blocks
+// scans them against the inverted index of in-flight blocks for every
+// worker at once (prefixScan, O(blocks + holders)); later calls for the
+// same blocks and state are lookups.
 func (r *router) NewBlocks(w int, blocks []uint64) int {
 	if r.refs == nil {
 		return len(blocks)
 	}
-	n := 0
-	ix := &r.refs[w]
-	for _, h := range blocks {
-		if ix.find(h) < 0 {
-			n++
-		}
+	s := r.scanned(blocks)
+	if s.stamp[w] != s.epoch {
+		return len(blocks)
 	}
-	return n
+	return len(blocks) - int(s.present[w])
 }
 
-// Overlap implements policy.View.
+// Overlap implements policy.View: a walk of w's cached blocks until the
+// first miss, so a decision costs O(N + matched blocks).
 func (r *router) Overlap(w int, blocks []uint64) int {
 	if r.index == nil {
 		return 0
@@ -148,6 +150,13 @@ func (r *router) Overlap(w int, blocks []uint64) int {
 		n++
 	}
 	return n
+}
+
+func (r *router) scanned(blocks []uint64) *prefixScan {
+	if !r.scan.valid(blocks, r.version) {
+		r.scan.run(blocks, r.version, r.refs)
+	}
+	return r.scan
 }
 
 // EngineKVUsed implements policy.View: the newest usage published at least
@@ -187,8 +196,9 @@ func (r *router) book(w int, isl int, blocks []uint64) int {
 	r.prefill[w] += booked
 	if r.refs != nil {
 		for _, h := range blocks {
-			r.refs[w].incr(h)
+			r.refs.incr(w, h)
 		}
+		r.version++
 	}
 	return booked
 }
@@ -203,8 +213,9 @@ func (r *router) finish(w int, blocks []uint64) {
 		return
 	}
 	for _, h := range blocks {
-		r.refs[w].decr(h)
+		r.refs.decr(w, h)
 	}
+	r.version++
 }
 
 func (r *router) applyKV(e kvEvent) {

@@ -1,0 +1,127 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// naiveView is the router's block bookkeeping as it was before the
+// inverted index: per-worker reference counts and cached sets, probed
+// worker by worker.
+type naiveView struct {
+	refs  []map[uint64]int
+	index []map[uint64]bool
+}
+
+func (v *naiveView) newBlocks(w int, blocks []uint64) int {
+	n := 0
+	for _, h := range blocks {
+		if v.refs[w][h] == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func (v *naiveView) overlap(w int, blocks []uint64) int {
+	n := 0
+	for _, h := range blocks {
+		if !v.index[w][h] {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// TestRouterIndexAgreesWithNaive drives the router's bookkeeping and the
+// naive per-worker one with the same random dispatches, completions and
+// KV events, and checks that every worker's NewBlocks, Overlap and
+// ActiveBlocks agree for random requests (prefix-chained and not,
+// repeated blocks, empty), asked in random order and repeatedly.
+func TestRouterIndexAgreesWithNaive(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		n := 1 + rng.IntN(40)
+		workers := make([]*worker, n)
+		for w := range workers {
+			workers[w] = &worker{id: w, cfg: WorkerConfig{BlockSize: 16, KVBlocks: 100, MaxNumBatchedTokens: 512}}
+		}
+		r := newRouter(workers, RouterConfig{KVAware: true}, func() Time { return 0 })
+		nv := &naiveView{refs: make([]map[uint64]int, n), index: make([]map[uint64]bool, n)}
+		for w := range nv.refs {
+			nv.refs[w], nv.index[w] = map[uint64]int{}, map[uint64]bool{}
+		}
+		alphabet := uint64(5 + rng.IntN(60))
+		request := func() []uint64 {
+			b := make([]uint64, rng.IntN(12))
+			var chain uint64
+			for i := range b {
+				if rng.IntN(3) == 0 {
+					b[i] = rng.Uint64N(alphabet) // not chained: any block anywhere
+				} else {
+					chain = Mix(chain, rng.Uint64N(3))
+					b[i] = chain%alphabet + 1000
+				}
+			}
+			return b
+		}
+		type inflight struct {
+			w      int
+			blocks []uint64
+		}
+		var live []inflight
+		var asked [][]uint64 // requests asked about before: a parked one is asked again later
+		for step := 0; step < 3000; step++ {
+			switch op := rng.IntN(10); {
+			case op < 3: // dispatch
+				w, b := rng.IntN(n), request()
+				r.book(w, len(b)*16, b)
+				for _, h := range b {
+					nv.refs[w][h]++
+				}
+				live = append(live, inflight{w, b})
+			case op < 5 && len(live) > 0: // finish
+				k := rng.IntN(len(live))
+				f := live[k]
+				live = append(live[:k], live[k+1:]...)
+				r.finish(f.w, f.blocks)
+				for _, h := range f.blocks {
+					if nv.refs[f.w][h]--; nv.refs[f.w][h] == 0 {
+						delete(nv.refs[f.w], h)
+					}
+				}
+			case op < 8: // a KV event
+				w, h := rng.IntN(n), rng.Uint64N(alphabet)
+				if rng.IntN(4) == 0 {
+					h = Mix(0, rng.Uint64N(3))%alphabet + 1000
+				}
+				stored := rng.IntN(2) == 0
+				r.applyKV(kvEvent{worker: int32(w), stored: stored, hash: h})
+				if stored {
+					nv.index[w][h] = true
+				} else {
+					delete(nv.index[w], h)
+				}
+			default: // a decision: every worker, in random order, twice
+				b := request()
+				if len(asked) > 0 && rng.IntN(2) == 0 {
+					b = asked[rng.IntN(len(asked))]
+				} else {
+					asked = append(asked, b)
+				}
+				for _, w := range append(rng.Perm(n), rng.Perm(n)...) {
+					if got, want := r.NewBlocks(w, b), nv.newBlocks(w, b); got != want {
+						t.Fatalf("seed %d step %d: NewBlocks(%d) = %d, naive %d", seed, step, w, got, want)
+					}
+					if got, want := r.Overlap(w, b), nv.overlap(w, b); got != want {
+						t.Fatalf("seed %d step %d: Overlap(%d) = %d, naive %d", seed, step, w, got, want)
+					}
+					if got, want := r.ActiveBlocks(w), len(nv.refs[w]); got != want {
+						t.Fatalf("seed %d step %d: ActiveBlocks(%d) = %d, naive %d", seed, step, w, got, want)
+					}
+				}
+			}
+		}
+	}
+}
