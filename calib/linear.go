@@ -364,6 +364,7 @@ func buildArms(spec *Spec, obs []Observed, base *model.Profile) ([]*arm, error) 
 		}
 		if o.GPU != nil {
 			a.windowS = o.GPU.WindowS
+			a.built.Config.NVML.Window = sim.Time(a.windowS * 1e9)
 		}
 		if len(o.Records) > 0 && a.built.Work != nil && !session.HasSessions(a.built.Work) {
 			// An open-loop setup offers a known number of requests; an

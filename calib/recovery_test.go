@@ -90,6 +90,7 @@ func writeRuns(t *testing.T, dir string, records bool, truth *model.Profile, bas
 			t.Fatal(err)
 		}
 		pol, _ := setup.NewPolicy()
+		b.Config.NVML.Series = true // nvml.csv below
 		res, err := sim.Run(b.Config, b.Work, pol)
 		if err != nil {
 			t.Fatal(err)

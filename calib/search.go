@@ -134,7 +134,7 @@ func (f *fitter) simulate(p *model.Profile, seed uint64) ([]Stats, []*sim.Result
 		if err != nil {
 			return nil, nil, err
 		}
-		out = append(out, simulatedStats(res, a.windowS))
+		out = append(out, simulatedStats(res))
 		results = append(results, res)
 	}
 	return out, results, nil

@@ -94,9 +94,9 @@ func measuredStats(o *Observed) Stats {
 	return keepCompared(s)
 }
 
-// simulatedStats computes the same statistics from a simulated run; the
-// GPU sampler window is windowS seconds (0 = the run's length).
-func simulatedStats(res *sim.Result, windowS float64) Stats {
+// simulatedStats computes the same statistics from a simulated run (its
+// GPU sampler spans the arm's NVML window: buildArms sets it).
+func simulatedStats(res *sim.Result) Stats {
 	sum := sim.Summarize(res)
 	s := Stats{}
 	addDist(s, "ttft_ms", sum.TTFTMs)
@@ -105,11 +105,7 @@ func simulatedStats(res *sim.Result, windowS float64) Stats {
 	addDist(s, "e2e_ms", sum.E2EMs)
 	s["requests_per_s"] = sum.RequestsPerS
 	s["completeness"] = sum.Completeness
-	g := res.GPU
-	if windowS > 0 {
-		g = res.GPUWindow(sim.Time(windowS * 1e9))
-	}
-	s["gpu_util_mean"] = g.Summarize(func(int, float64) float64 { return 0 }).UtilMean
+	s["gpu_util_mean"] = sum.GPU.UtilMean
 	return keepCompared(s)
 }
 

@@ -16,8 +16,8 @@ type Result struct {
 	// Makespan runs from the first arrival to the last event.
 	Makespan Time
 	Events   uint64
-	// GPU is the simulated NVML trace, sampled every NVMLPeriod from the
-	// first arrival until the last event (see GPUWindow for other windows).
+	// GPU is the simulated NVML trace, sampled every NVMLPeriod over the
+	// sampler's span (Config.NVML), kept only with NVMLConfig.Series.
 	GPU      GPUSamples
 	nvml     *nvml
 	profiles []*model.Profile // per worker, for power
@@ -38,13 +38,6 @@ func (r *Result) After(warmup Time) *Result {
 		}
 	}
 	return &out
-}
-
-// GPUWindow samples the simulated NVML trace over a sampler window of the
-// given length from the first arrival (a sampler that kept running after
-// the run sees idle GPUs).
-func (r *Result) GPUWindow(window Time) GPUSamples {
-	return r.nvml.samples(int((window + NVMLPeriod - 1) / NVMLPeriod))
 }
 
 // Event kinds, in the order they fire at equal times: arrivals at one
@@ -93,7 +86,7 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 		c.reqs.add(newReqState(&wl.Jobs[i]))
 	}
 	n := cfg.NumWorkers()
-	c.nvml.active = make([][]Time, n)
+	c.nvml = newNVML(n, cfg.NVML)
 	c.workers = make([]*worker, 0, n)
 	for pi := range cfg.Pools {
 		pool := &cfg.Pools[pi]
@@ -287,7 +280,17 @@ func (c *cluster) result() (*Result, error) {
 	if c.reqs.len() > 0 {
 		res.Makespan = c.eng.Now() - c.reqs.at(0).job.Arrival
 	}
+	c.nvml.finish(int((res.Makespan + NVMLPeriod - 1) / NVMLPeriod))
 	res.nvml = &c.nvml
-	res.GPU = res.GPUWindow(res.Makespan)
+	res.GPU = c.nvml.samples()
 	return res, nil
+}
+
+// GPUStats summarises the simulated NVML sampler over its span (the run,
+// or Config.NVML.Window), with power(w, util) in watts.
+func (r *Result) GPUStats(power func(w int, util float64) float64) GPUStats {
+	if r.nvml == nil {
+		return GPUStats{}
+	}
+	return r.nvml.stats(power)
 }

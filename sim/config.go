@@ -24,6 +24,8 @@ type Config struct {
 	CheckInvariants bool
 	// Router configures the router stage around the policy.
 	Router RouterConfig
+	// NVML configures the simulated GPU sampler.
+	NVML NVMLConfig
 	// Observer, if set, is told about every step (tests, utilisation
 	// sampling). nil means no one listens.
 	Observer StepObserver

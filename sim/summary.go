@@ -142,7 +142,7 @@ func Summarize(res *Result) Summary {
 	if looked > 0 {
 		s.PrefixHitRate = float64(hit) / float64(looked)
 	}
-	s.GPU = res.GPU.Summarize(func(w int, u float64) float64 {
+	s.GPU = res.GPUStats(func(w int, u float64) float64 {
 		if w < len(res.profiles) && res.profiles[w] != nil {
 			return res.profiles[w].PowerW(u)
 		}

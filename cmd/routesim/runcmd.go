@@ -63,6 +63,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		st.Config.Decisions = trace
 	}
+	st.Config.NVML.Series = *out != "" // nvml.csv and the AIPerf telemetry need every sample
 	res, pop, err := st.Run(f.Seed, pol)
 	if err == nil && trace != nil {
 		err = trace.commit()
