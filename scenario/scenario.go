@@ -38,6 +38,9 @@ type Spec struct {
 	Skip      int     `json:"skip"`
 	First     int     `json:"first"`
 	RateScale float64 `json:"rate_scale"`
+	// Repeat replays the selected requests this many times back to back,
+	// each copy with its own prompts (0 or 1 = once).
+	Repeat int `json:"repeat,omitempty"`
 
 	N       int    `json:"n"`
 	Policy  string `json:"policy"`
@@ -238,7 +241,7 @@ func (s *Spec) kvBytes() (int, error) {
 }
 
 func (s *Spec) filter() workload.Filter {
-	return workload.Filter{MaxISL: s.MaxISL, Skip: s.Skip, First: s.First, RateScale: s.RateScale}
+	return workload.Filter{MaxISL: s.MaxISL, Skip: s.Skip, First: s.First, RateScale: s.RateScale, Repeat: s.Repeat}
 }
 
 // Deployment resolves the GPU and model names.
@@ -336,15 +339,14 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	if s.Workload == "sessions" {
 		return built, nil
 	}
-	var raw *workload.Trace
+	var tr *workload.Trace
 	if s.Workload == "synthetic" {
 		// Drawn once per spec seed: every point of a sweep replays the
 		// same stream, as with a trace; seeds then vary service noise.
-		raw = s.Synthetic.Generate(sim.Stream(s.Seed, "workload"))
-	} else if raw, err = workload.Open(s.Trace); err != nil {
-		return nil, &InputError{err}
+		tr, err = s.Synthetic.Generate(sim.Stream(s.Seed, "workload")).Apply(s.filter())
+	} else {
+		tr, err = workload.Read(s.Trace, s.filter())
 	}
-	tr, err := raw.Apply(s.filter())
 	if err != nil {
 		return nil, &InputError{err}
 	}

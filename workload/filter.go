@@ -21,7 +21,16 @@ type Filter struct {
 	// RateScale multiplies the arrival rate: arrival times are divided by it
 	// (2 = twice as fast). 0 means 1.
 	RateScale float64
+	// Repeat replays the selection this many times back to back (0 or 1 =
+	// once): copy c starts one mean inter-arrival gap after copy c−1
+	// ends, with its own prompts (hash ids and sessions relabelled), so
+	// a short trace stands for a long, steady one.
+	Repeat int
 }
+
+// MaxRequests bounds a workload's requests after Repeat: beyond it a run
+// would exhaust memory before it finished.
+const MaxRequests = 50_000_000
 
 // Validate reports every problem at once.
 func (f Filter) Validate() error {
@@ -35,6 +44,9 @@ func (f Filter) Validate() error {
 	if f.First < 0 {
 		errs = append(errs, inputerr.Fieldf("first", "%d must be ≥ 0", f.First))
 	}
+	if f.Repeat < 0 || f.Repeat > MaxRequests {
+		errs = append(errs, inputerr.Fieldf("repeat", "%d must be in [0, %d]", f.Repeat, MaxRequests))
+	}
 	if f.RateScale < 0 || math.IsNaN(f.RateScale) || math.IsInf(f.RateScale, 0) || (f.RateScale > 0 && f.RateScale < 1e-6) || f.RateScale > 1e6 {
 		errs = append(errs, inputerr.Fieldf("rate_scale", "%g must be in [1e-6, 1e6]", f.RateScale))
 	}
@@ -47,35 +59,115 @@ func (t *Trace) Apply(f Filter) (*Trace, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
+	sel := f.selector()
+	out := &Trace{Name: t.Name}
+	for _, r := range t.Requests {
+		keep, done := sel(r)
+		if done {
+			break
+		}
+		if keep {
+			out.Requests = append(out.Requests, r)
+		}
+	}
+	return out.finish(f)
+}
+
+// selector returns a function that says, request by request in trace
+// order, whether MaxISL, Skip and First keep it, and when no later
+// request can be kept.
+func (f Filter) selector() func(Request) (keep, done bool) {
+	skipped, kept := 0, 0
+	return func(r Request) (bool, bool) {
+		if f.MaxISL > 0 && r.InputTokens > f.MaxISL {
+			return false, false
+		}
+		if skipped < f.Skip {
+			skipped++
+			return false, false
+		}
+		if f.First > 0 && kept == f.First {
+			return false, true
+		}
+		kept++
+		return true, false
+	}
+}
+
+// finish re-times the selected requests: the first arrives at 0, the rest
+// at the rate scale, repeated.
+func (t *Trace) finish(f Filter) (*Trace, error) {
+	if len(t.Requests) == 0 {
+		return nil, fmt.Errorf("%s: no requests left after filters (`max_isl` %d, `skip` %d, `first` %d)", t.Name, f.MaxISL, f.Skip, f.First)
+	}
 	scale := f.RateScale
 	if scale == 0 {
 		scale = 1
 	}
-	out := &Trace{Name: t.Name}
-	skipped := 0
+	base := t.Requests[0].ArrivalNs
+	for i := range t.Requests {
+		t.Requests[i].ArrivalNs = int64(math.Round(float64(t.Requests[i].ArrivalNs-base) / scale))
+	}
+	if f.Repeat > 1 {
+		if err := t.repeat(f.Repeat); err != nil {
+			return nil, err
+		}
+	}
+	for i, r := range t.Requests {
+		if float64(r.ArrivalNs) > HorizonS*1e9 {
+			if f.Repeat > 1 {
+				return nil, inputerr.Fieldf("repeat", "%d copies at rate scale %g put %s's request %d at %.3g s, past the %g s horizon", f.Repeat, scale, t.Name, i+1, float64(r.ArrivalNs)/1e9, float64(HorizonS))
+			}
+			return nil, inputerr.Fieldf("rate_scale", "%g puts %s's request %d at %.3g s, past the %g s horizon", f.RateScale, t.Name, i+1, float64(r.ArrivalNs)/1e9, float64(HorizonS))
+		}
+	}
+	return t, nil
+}
+
+// repeat appends k−1 shifted copies of the requests: copy c arrives
+// c·(span + mean gap) later, its hash ids offset past every id of the
+// trace and its sessions renamed, so copies share no prompt blocks.
+func (t *Trace) repeat(k int) error {
+	n := len(t.Requests)
+	if n*k > MaxRequests || n*k < 0 {
+		return inputerr.Fieldf("repeat", "%d copies of %d requests exceed %d requests", k, n, MaxRequests)
+	}
+	span := t.Requests[n-1].ArrivalNs
+	gap := int64(0)
+	if n > 1 {
+		gap = span / int64(n-1)
+	}
+	var maxID int64
 	for _, r := range t.Requests {
-		if f.MaxISL > 0 && r.InputTokens > f.MaxISL {
-			continue
+		for _, id := range r.HashIDs {
+			maxID = max(maxID, id)
 		}
-		if skipped < f.Skip {
-			skipped++
-			continue
-		}
-		if f.First > 0 && len(out.Requests) == f.First {
-			break
-		}
-		out.Requests = append(out.Requests, r)
 	}
-	if len(out.Requests) == 0 {
-		return nil, fmt.Errorf("%s: no requests left after filters (`max_isl` %d, `skip` %d, `first` %d)", t.Name, f.MaxISL, f.Skip, f.First)
+	period := span + gap
+	if period > 0 && int64(k-1) > int64(HorizonS*1e9)/period+1 {
+		return inputerr.Fieldf("repeat", "%d copies of %s (%.3g s each) run past the %g s horizon", k, t.Name, float64(period)/1e9, float64(HorizonS))
 	}
-	base := out.Requests[0].ArrivalNs
-	for i := range out.Requests {
-		at := math.Round(float64(out.Requests[i].ArrivalNs-base) / scale)
-		if at > HorizonS*1e9 {
-			return nil, inputerr.Fieldf("rate_scale", "%g puts %s's request %d at %.3g s, past the %g s horizon", f.RateScale, t.Name, i+1, at/1e9, float64(HorizonS))
+	out := make([]Request, 0, n*k)
+	out = append(out, t.Requests...)
+	for c := 1; c < k; c++ {
+		off := int64(c) * (maxID + 1)
+		ids := make([]int64, 0, 1024)
+		for _, r := range t.Requests {
+			r.ArrivalNs += int64(c) * period
+			start := len(ids)
+			for _, id := range r.HashIDs {
+				ids = append(ids, id+off)
+			}
+			r.HashIDs = ids[start:len(ids):len(ids)]
+			if r.Session != "" {
+				r.Session = fmt.Sprintf("%s#%d", r.Session, c)
+			}
+			if r.SharedPrefix > 0 {
+				r.PrefixGroup += c << 20
+			}
+			out = append(out, r)
 		}
-		out.Requests[i].ArrivalNs = int64(at)
 	}
-	return out, nil
+	t.Requests = out
+	return nil
 }

@@ -64,12 +64,19 @@ type mooncakeLine struct {
 // the file path). Blank lines are skipped; anything else that is not a valid
 // request is an error naming the line and field.
 func ReadMooncake(r io.Reader, name string) (*Trace, error) {
+	return readMooncake(r, name, nil)
+}
+
+// readMooncake parses lines until the end or until sel says no later
+// request can be kept; sel (nil = keep all) chooses the requests kept.
+// Lines after the stop are not read, so not checked.
+func readMooncake(r io.Reader, name string, sel func(Request) (keep, done bool)) (*Trace, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
 	t := &Trace{Name: name}
 	var prevTs float64
 	lastTs := map[string]float64{} // per session: the previous turn's timestamp
-	line := 0
+	line, parsed := 0, 0
 	for sc.Scan() {
 		line++
 		b := bytes.TrimSpace(sc.Bytes())
@@ -80,7 +87,7 @@ func ReadMooncake(r io.Reader, name string) (*Trace, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(t.Requests) > 0 && ts < prevTs {
+		if parsed > 0 && ts < prevTs {
 			return nil, &inputerr.Error{File: name, Line: line, Field: "timestamp", Msg: fmt.Sprintf("%g ms is earlier than the previous line's %g ms (timestamps must not decrease)", ts, prevTs)}
 		}
 		prevTs = ts
@@ -93,6 +100,16 @@ func ReadMooncake(r io.Reader, name string) (*Trace, error) {
 		if req.DelayNs < 0 {
 			req.DelayNs = 0
 		}
+		parsed++
+		if sel != nil {
+			keep, done := sel(req)
+			if done {
+				break
+			}
+			if !keep {
+				continue
+			}
+		}
 		t.Requests = append(t.Requests, req)
 	}
 	if err := sc.Err(); err != nil {
@@ -101,7 +118,7 @@ func ReadMooncake(r io.Reader, name string) (*Trace, error) {
 		}
 		return nil, &inputerr.Error{File: name, Line: line, Field: "", Msg: err.Error()}
 	}
-	if len(t.Requests) == 0 {
+	if parsed == 0 {
 		return nil, &inputerr.Error{File: name, Line: 0, Field: "", Msg: "trace has no requests"}
 	}
 	return t, nil

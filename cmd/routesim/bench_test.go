@@ -18,3 +18,14 @@ func BenchmarkSweep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRunFirst1000: `routesim run --first 1000` on the embedded
+// default, start to summary (what a user waits for; issue-14 target: a
+// process under 30 ms).
+func BenchmarkRunFirst1000(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		if err := runCmd([]string{"--first", "1000"}, io.Discard, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

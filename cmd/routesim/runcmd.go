@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -291,12 +292,26 @@ func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summ
 	}
 	fmt.Fprintf(w, "GPU (simulated NVML, %s): utilization mean %.0f%% (skew %.1f pts), power mean %.0f W, max %.0f W; per GPU:",
 		p.Kind, 100*s.GPU.UtilMean, 100*s.GPU.UtilSkew, s.GPU.PowerMeanW, s.GPU.PowerMaxW)
-	for i, g := range s.GPU.GPUs {
-		fmt.Fprintf(w, " %d:%.0f%%", i, 100*g.UtilMean)
+	if len(s.GPU.GPUs) <= maxListedGPUs {
+		for i, g := range s.GPU.GPUs {
+			fmt.Fprintf(w, " %d:%.0f%%", i, 100*g.UtilMean)
+		}
+	} else {
+		// A fleet: the extremes and the median, the rest in summary.json.
+		idx := make([]int, len(s.GPU.GPUs))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return s.GPU.GPUs[idx[a]].UtilMean < s.GPU.GPUs[idx[b]].UtilMean })
+		at := func(k int) string { return fmt.Sprintf("%.0f%% (GPU %d)", 100*s.GPU.GPUs[idx[k]].UtilMean, idx[k]) }
+		fmt.Fprintf(w, " lowest %s, median %s, highest %s (all %d in summary.json)", at(0), at(len(idx)/2), at(len(idx)-1), len(idx))
 	}
 	_, err := fmt.Fprintln(w)
 	return err
 }
+
+// maxListedGPUs is how many GPUs the summary lists one by one.
+const maxListedGPUs = 32
 
 // countList renders counts by status as "rejected-busy 12, … " in
 // EndStatuses order ("none" when empty).

@@ -26,6 +26,7 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.StringVar(&s.Trace, "trace", s.Trace, "Mooncake JSONL trace: a file (.jsonl or .jsonl.gz) or an embedded name ("+joinNames(workload.EmbeddedNames())+")")
 	fs.IntVar(&s.MaxISL, "max-isl", s.MaxISL, "drop requests with more input tokens (0 = keep all)")
 	fs.IntVar(&s.Skip, "skip", s.Skip, "skip the first K requests (after --max-isl)")
+	fs.IntVar(&s.Repeat, "repeat", s.Repeat, "replay the selected requests K times back to back, each copy with its own prompts and sessions (a long steady workload from a short trace; 0 = once)")
 	fs.IntVar(&s.First, "first", s.First, "keep only the first K requests (after --skip; 0 = all)")
 	fs.Float64Var(&s.RateScale, "rate-scale", s.RateScale, "multiply the arrival rate (2 = arrivals twice as fast)")
 	fs.IntVar(&s.N, "n", s.N, "number of workers (one GPU or one TP group each)")
@@ -164,7 +165,7 @@ func policyFlagErrors(fs *pflag.FlagSet, s *scenario.Spec) []error {
 // workloadFlags are the flags only one workload reads: the trace filters,
 // and whatever registerSessions and registerSynthetic bind.
 var workloadFlags = map[string][]string{
-	"trace":     {"trace", "max-isl", "skip", "first"},
+	"trace":     {"trace", "max-isl", "skip", "first", "repeat"},
 	"sessions":  flagNames(func(fs *pflag.FlagSet) { registerSessions(fs, &session.Config{}) }),
 	"synthetic": flagNames(func(fs *pflag.FlagSet) { registerSynthetic(fs, &workload.Synthetic{}) }),
 }
