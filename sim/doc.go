@@ -15,7 +15,9 @@
 //     client retries and time-outs.
 //   - router.go — what the router knows: in-flight counts, booked prefill
 //     tokens, per-worker block references, lagged KV events and published
-//     KV usage (the policy.View it hands to policies).
+//     KV usage (the policy.View it hands to policies); holders.go the
+//     inverted index of in-flight blocks that answers a decision for every
+//     worker in one pass.
 //   - worker.go — one engine: FCFS waiting queue, continuous batching under
 //     a token budget with chunked prefill, recompute preemption, abort.
 //   - kvcache.go, blockindex.go — the paged KV cache with prefix caching
