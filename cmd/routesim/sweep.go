@@ -376,13 +376,13 @@ func checkWritable(dir string) error {
 	return os.Remove(f.Name())
 }
 
-// progress reports points done: a bar with ETA on a terminal, log lines
-// otherwise, nothing with --quiet.
+// progress reports points done: a bar with ETA on a terminal, otherwise a
+// log line at most every two seconds and at the end; nothing with --quiet.
 func progress(w io.Writer, quiet bool) func(done, total int, p sweep.Point) {
 	if quiet {
 		return nil
 	}
-	start := time.Now()
+	start, last := time.Now(), time.Time{}
 	tty := false
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
@@ -400,6 +400,10 @@ func progress(w io.Writer, quiet bool) func(done, total int, p sweep.Point) {
 			}
 			return
 		}
+		if done < total && time.Since(last) < 2*time.Second {
+			return
+		}
+		last = time.Now()
 		fmt.Fprintf(w, "point %d/%d done: %s (ETA %s)\n", done, total, p.Key(), eta)
 	}
 }
