@@ -11,17 +11,24 @@ import "fmt"
 // so its prefix outlives its suffix; blocks with no reusable content go to
 // the head, to be reused before any cached block.
 //
-// Every operation is O(1) per block touched.
+// Every operation is O(1) per block touched. Blocks are materialised on
+// first use: the never-used blocks [grown, capacity) are one virtual run
+// of the free queue, after every block freed to the head (the last of
+// which is boundary) and before every block freed to the tail, so an idle
+// worker costs bytes and allocation order is that of a pool built whole.
 type KVCache struct {
-	ref    []int32
-	hash   []uint64
-	hashed []bool
-	index  blockIndex // content hash → block holding it
-	prev   []int32    // free-queue links, -1 = none
-	next   []int32
-	head   int32
-	tail   int32
-	free   int // blocks with ref == 0, all in the free queue
+	capacity int
+	grown    int32 // blocks materialised: [0, grown)
+	ref      []int32
+	hash     []uint64
+	hashed   []bool
+	index    blockIndex // content hash → block holding it
+	prev     []int32    // free-queue links of materialised blocks, -1 = none
+	next     []int32
+	head     int32
+	tail     int32
+	boundary int32 // last block of the queue before the never-used run (-1 = none)
+	free     int   // blocks with ref == 0: the linked ones and the never-used run
 
 	// Evictions counts cached blocks whose content was dropped for reuse.
 	Evictions int
@@ -38,30 +45,40 @@ type KVEventSink interface {
 
 // NewKVCache returns an empty pool of n blocks.
 func NewKVCache(n int) *KVCache {
-	c := &KVCache{
-		ref:    make([]int32, n),
-		hash:   make([]uint64, n),
-		hashed: make([]bool, n),
-		index:  newBlockIndex(n),
-		prev:   make([]int32, n),
-		next:   make([]int32, n),
-		head:   -1,
-		tail:   -1,
-	}
-	for b := int32(0); b < int32(n); b++ {
-		c.pushTail(b)
-	}
-	return c
+	return &KVCache{capacity: n, index: newBlockIndex(min(n, 64)), head: -1, tail: -1, boundary: -1, free: n}
 }
 
 // Capacity is the number of blocks in the pool.
-func (c *KVCache) Capacity() int { return len(c.ref) }
+func (c *KVCache) Capacity() int { return c.capacity }
 
 // Free is the number of blocks not referenced by any request (cached or not).
 func (c *KVCache) Free() int { return c.free }
 
 // Used is the number of blocks referenced by at least one request.
-func (c *KVCache) Used() int { return len(c.ref) - c.free }
+func (c *KVCache) Used() int { return c.capacity - c.free }
+
+// virgin is the number of never-used blocks.
+func (c *KVCache) virgin() int { return c.capacity - int(c.grown) }
+
+// take removes and returns the block at the head of the free queue: a
+// block freed to the head, else a never-used one, else the least recently
+// freed cached block.
+func (c *KVCache) take() int32 {
+	if c.boundary < 0 && c.virgin() > 0 {
+		b := c.grown
+		c.grown++
+		c.ref = append(c.ref, 0)
+		c.hash = append(c.hash, 0)
+		c.hashed = append(c.hashed, false)
+		c.prev = append(c.prev, -1)
+		c.next = append(c.next, -1)
+		c.free--
+		return b
+	}
+	b := c.head
+	c.unlink(b)
+	return b
+}
 
 // Cached is the number of blocks findable by hash.
 func (c *KVCache) Cached() int { return c.index.n }
@@ -107,8 +124,7 @@ func (c *KVCache) Grow(table []int32, n int) ([]int32, bool) {
 		return table, false
 	}
 	for i := 0; i < n; i++ {
-		b := c.head
-		c.unlink(b)
+		b := c.take()
 		if c.hashed[b] {
 			c.drop(b)
 			c.Evictions++
@@ -180,11 +196,17 @@ func (c *KVCache) pushHead(b int32) {
 		c.tail = b
 	}
 	c.head = b
+	if c.boundary < 0 {
+		c.boundary = b
+	}
 	c.free++
 }
 
 func (c *KVCache) unlink(b int32) {
 	p, n := c.prev[b], c.next[b]
+	if b == c.boundary {
+		c.boundary = p
+	}
 	if p >= 0 {
 		c.next[p] = n
 	} else {
@@ -212,7 +234,8 @@ func (c *KVCache) Check() error {
 			return fmt.Errorf("kv: free queue has a cycle")
 		}
 	}
-	unref := 0
+	inQueue += c.virgin()
+	unref := c.virgin()
 	for b := range c.ref {
 		if c.ref[b] < 0 {
 			return fmt.Errorf("kv: block %d has %d references", b, c.ref[b])
