@@ -347,6 +347,3 @@ func pickNs(ns []int, k int) []int {
 	}
 	return out
 }
-
-// dashPattern is plotutil's i-th dash pattern.
-func dashPattern(i int) []vg.Length { return plotutil.Dashes(i) }

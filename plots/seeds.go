@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 
 	"github.com/routesim/routesim/sweep"
 )
@@ -62,7 +63,7 @@ func medianBand(f *figure, xs []float64, ys []spread, c color.Color, dashes int)
 		return nil, err
 	}
 	line.Color = c
-	line.Dashes = dashPattern(dashes)
+	line.Dashes = plotutil.Dashes(dashes)
 	f.p.Add(line)
 	f.add(mid, band)
 	return line, nil

@@ -71,15 +71,16 @@ func (n *NVML) aiperfTelemetry(start time.Time) string {
 			util[k] = 100 * u
 			mem[k] = float64(n.MemUsedBytes) / 1e9
 		}
+		// The worker's TP GPUs read the same: one set of statistics.
+		var metrics object
+		metrics.dist("gpu_power_usage", "W", power)
+		metrics.dist("energy_consumption", "MJ", energy)
+		metrics.dist("gpu_utilization", "%", util)
+		metrics.dist("gpu_memory_used", "GB", mem)
 		host := "worker-" + strconv.Itoa(wk)
 		var gpus object
 		for r := 0; r < n.TP; r++ {
 			idx := wk*n.TP + r
-			var metrics object
-			metrics.dist("gpu_power_usage", "W", power)
-			metrics.dist("energy_consumption", "MJ", energy)
-			metrics.dist("gpu_utilization", "%", util)
-			metrics.dist("gpu_memory_used", "GB", mem)
 			var gpu object
 			gpu.raw("gpu_index", strconv.Itoa(r))
 			gpu.raw("gpu_name", strconv.Quote(n.GPUName))

@@ -4,8 +4,8 @@ import "math/bits"
 
 // blockIndex maps block content hashes to int32 values (a KV block id, or
 // a reference count): open addressing with linear probing and
-// backward-shift deletion, kept at most half full (it doubles when needed;
-// sized for a KV pool it never grows). It replaces Go maps, whose
+// backward-shift deletion, kept at most half full (it grows by doubling as
+// entries arrive, so a table starts small). It replaces Go maps, whose
 // insert/delete churn dominated replay time.
 type blockIndex struct {
 	keys  []uint64

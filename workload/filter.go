@@ -138,7 +138,9 @@ func (t *Trace) repeat(k int) error {
 		gap = span / int64(n-1)
 	}
 	var maxID int64
+	perCopy := 0 // hash ids per copy
 	for _, r := range t.Requests {
+		perCopy += len(r.HashIDs)
 		for _, id := range r.HashIDs {
 			maxID = max(maxID, id)
 		}
@@ -151,7 +153,7 @@ func (t *Trace) repeat(k int) error {
 	out = append(out, t.Requests...)
 	for c := 1; c < k; c++ {
 		off := int64(c) * (maxID + 1)
-		ids := make([]int64, 0, 1024)
+		ids := make([]int64, 0, perCopy)
 		for _, r := range t.Requests {
 			r.ArrivalNs += int64(c) * period
 			start := len(ids)
