@@ -199,7 +199,7 @@ func TestStartTimeStampsOutputs(t *testing.T) {
 	if err := json.Unmarshal(b, &ap); err != nil || ap.Start != "2025-03-04T05:06:07.000000" {
 		t.Errorf("start_time %q (%v)", ap.Start, err)
 	}
-	for _, bad := range []string{"yesterday", "1969-12-31T23:59:59Z", "2026-13-01T00:00:00Z"} {
+	for _, bad := range []string{"", "yesterday", "1969-12-31T23:59:59Z", "2026-13-01T00:00:00Z", "9999-01-01T00:00:00Z"} {
 		_, _, err := runCLI("run", "--first", "5", "--start-time", bad)
 		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), "--start-time") {
 			t.Errorf("--start-time %s: %v", bad, err)
