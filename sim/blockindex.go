@@ -8,17 +8,23 @@ import "math/bits"
 // entries arrive, so a table starts small). It replaces Go maps, whose
 // insert/delete churn dominated replay time.
 type blockIndex struct {
-	keys  []uint64
-	vals  []int32 // -1 = empty slot
+	slots []ixSlot
 	shift uint
 	n     int
 }
 
+// ixSlot keeps a key beside its value, so a probe touches one cache line.
+type ixSlot struct {
+	key uint64
+	val int32 // -1 = empty slot
+	aux int32 // a second value for the user (holders: the single holder)
+}
+
 func newBlockIndex(capacity int) blockIndex {
 	size := 1 << bits.Len(uint(2*max(capacity, 4))) // load factor ≤ 1/2
-	ix := blockIndex{keys: make([]uint64, size), vals: make([]int32, size), shift: uint(64 - bits.Len(uint(size-1)))}
-	for i := range ix.vals {
-		ix.vals[i] = -1
+	ix := blockIndex{slots: make([]ixSlot, size), shift: uint(64 - bits.Len(uint(size-1)))}
+	for i := range ix.slots {
+		ix.slots[i].val = -1
 	}
 	return ix
 }
@@ -27,12 +33,13 @@ func (ix *blockIndex) home(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >
 
 // find returns the slot holding h, or -1.
 func (ix *blockIndex) find(h uint64) int {
-	mask := len(ix.keys) - 1
+	mask := len(ix.slots) - 1
 	for i := ix.home(h); ; i = (i + 1) & mask {
-		if ix.vals[i] < 0 {
+		s := &ix.slots[i]
+		if s.val < 0 {
 			return -1
 		}
-		if ix.keys[i] == h {
+		if s.key == h {
 			return i
 		}
 	}
@@ -40,31 +47,32 @@ func (ix *blockIndex) find(h uint64) int {
 
 func (ix *blockIndex) get(h uint64) (int32, bool) {
 	if i := ix.find(h); i >= 0 {
-		return ix.vals[i], true
+		return ix.slots[i].val, true
 	}
 	return -1, false
 }
 
-// put inserts h → v (v ≥ 0); h must be absent.
-func (ix *blockIndex) put(h uint64, v int32) {
-	if 2*(ix.n+1) > len(ix.keys) {
+// put inserts h → v (v ≥ 0) and returns its slot; h must be absent.
+func (ix *blockIndex) put(h uint64, v int32) int {
+	if 2*(ix.n+1) > len(ix.slots) {
 		ix.grow()
 	}
-	mask := len(ix.keys) - 1
+	mask := len(ix.slots) - 1
 	i := ix.home(h)
-	for ix.vals[i] >= 0 {
+	for ix.slots[i].val >= 0 {
 		i = (i + 1) & mask
 	}
-	ix.keys[i], ix.vals[i] = h, v
+	ix.slots[i] = ixSlot{key: h, val: v}
 	ix.n++
+	return i
 }
 
 func (ix *blockIndex) grow() {
 	old := *ix
-	*ix = newBlockIndex(len(old.keys))
-	for i, v := range old.vals {
-		if v >= 0 {
-			ix.put(old.keys[i], v)
+	*ix = newBlockIndex(len(old.slots))
+	for _, s := range old.slots {
+		if s.val >= 0 {
+			ix.slots[ix.put(s.key, s.val)].aux = s.aux
 		}
 	}
 }
@@ -77,23 +85,23 @@ func (ix *blockIndex) del(h uint64) {
 }
 
 func (ix *blockIndex) delSlot(i int) {
-	mask := len(ix.keys) - 1
+	mask := len(ix.slots) - 1
 	ix.n--
-	for j := (i + 1) & mask; ix.vals[j] >= 0; j = (j + 1) & mask {
-		home := ix.home(ix.keys[j])
+	for j := (i + 1) & mask; ix.slots[j].val >= 0; j = (j + 1) & mask {
+		home := ix.home(ix.slots[j].key)
 		// Move j into the hole at i if its home is not in (i, j].
 		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
-			ix.keys[i], ix.vals[i] = ix.keys[j], ix.vals[j]
+			ix.slots[i] = ix.slots[j]
 			i = j
 		}
 	}
-	ix.vals[i] = -1
+	ix.slots[i].val = -1
 }
 
 // incr adds one to h's value, inserting it at 1.
 func (ix *blockIndex) incr(h uint64) {
 	if i := ix.find(h); i >= 0 {
-		ix.vals[i]++
+		ix.slots[i].val++
 		return
 	}
 	ix.put(h, 1)
@@ -105,16 +113,16 @@ func (ix *blockIndex) decr(h uint64) {
 	if i < 0 {
 		panic("sim: reference count of an untracked block dropped")
 	}
-	if ix.vals[i]--; ix.vals[i] == 0 {
+	if ix.slots[i].val--; ix.slots[i].val == 0 {
 		ix.delSlot(i)
 	}
 }
 
 // each calls f for every entry.
 func (ix *blockIndex) each(f func(h uint64, v int32)) {
-	for i, v := range ix.vals {
-		if v >= 0 {
-			f(ix.keys[i], v)
+	for _, s := range ix.slots {
+		if s.val >= 0 {
+			f(s.key, s.val)
 		}
 	}
 }

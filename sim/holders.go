@@ -1,18 +1,26 @@
 package sim
 
-// holders is the router's inverted index of in-flight blocks, as Dynamo's
-// KvIndexer keeps one tree of blocks with the workers that hold each:
-// block hash → the workers holding it with a reference count each, and
-// per worker the number of distinct blocks it holds. Updating a count
-// scans the block's list: short, except for a prefix every worker holds.
-// A routing decision walks the request's blocks once, touching only the
+// holders is the router's inverted index of blocks, as Dynamo's KvIndexer
+// keeps one tree of blocks with the workers that hold each: block hash →
+// the workers holding it with a reference count each, and per worker the
+// number of distinct blocks it holds. Most blocks have one holder: it
+// lives in the hash slot itself (aux = worker, val = count), so neither a
+// lookup nor an insert touches other memory; a block with several holders
+// keeps them in a list (val = listTag + list id). Updating a count scans
+// the block's list: short, except for a prefix every worker holds. A
+// routing decision walks the request's blocks once, touching only the
 // workers that hold them.
 type holders struct {
-	lists    blockIndex // hash → list id
+	lists    blockIndex // hash → inline holder, or list id
 	posts    [][]holder // list id → the workers holding the block
 	free     []int32    // list ids to reuse
 	distinct []int      // per worker: distinct blocks held
+	one      [1]holder  // of's answer for an inline holder
 }
+
+// listTag marks a slot value as a list id; smaller values are the inline
+// holder's count.
+const listTag = 1 << 30
 
 type holder struct {
 	w, count int32
@@ -25,63 +33,183 @@ func newHolders(workers int) *holders {
 // held is the number of distinct blocks w holds.
 func (h *holders) held(w int) int { return h.distinct[w] }
 
-// of returns the workers holding block b (read-only).
+// of returns the workers holding block b (read-only, valid until the next
+// call).
 func (h *holders) of(b uint64) []holder {
-	if i := h.lists.find(b); i >= 0 {
-		return h.posts[h.lists.vals[i]]
+	i := h.lists.find(b)
+	if i < 0 {
+		return nil
 	}
-	return nil
+	s := &h.lists.slots[i]
+	if s.val < listTag {
+		h.one[0] = holder{s.aux, s.val}
+		return h.one[:]
+	}
+	return h.posts[s.val-listTag]
 }
 
 // incr adds one to w's count of block b.
 func (h *holders) incr(w int, b uint64) {
-	var id int32
-	if i := h.lists.find(b); i >= 0 {
-		id = h.lists.vals[i]
-		list := h.posts[id]
-		for k := range list {
-			if int(list[k].w) == w {
-				list[k].count++
-				return
+	i := h.lists.find(b)
+	if i < 0 {
+		h.lists.slots[h.lists.put(b, 1)].aux = int32(w)
+		h.distinct[w]++
+		return
+	}
+	s := &h.lists.slots[i]
+	if s.val < listTag {
+		if int(s.aux) == w {
+			if s.val++; s.val == listTag {
+				panic("sim: block reference count overflow")
 			}
+			return
 		}
-	} else {
+		var id int32
 		if n := len(h.free); n > 0 {
 			id, h.free = h.free[n-1], h.free[:n-1]
 		} else {
 			id = int32(len(h.posts))
 			h.posts = append(h.posts, nil)
 		}
-		h.lists.put(b, id)
+		h.posts[id] = append(h.posts[id][:0], holder{s.aux, s.val}, holder{int32(w), 1})
+		s.val = listTag + id
+		h.distinct[w]++
+		return
 	}
-	h.posts[id] = append(h.posts[id], holder{int32(w), 1})
+	id := s.val - listTag
+	list := h.posts[id]
+	for k := range list {
+		if int(list[k].w) == w {
+			list[k].count++
+			return
+		}
+	}
+	h.posts[id] = append(list, holder{int32(w), 1})
 	h.distinct[w]++
 }
 
 // decr subtracts one from w's count of block b, dropping b at 0.
 func (h *holders) decr(w int, b uint64) {
 	i := h.lists.find(b)
-	if i >= 0 {
-		id := h.lists.vals[i]
-		list := h.posts[id]
-		for k := range list {
-			if int(list[k].w) != w {
+	if i < 0 {
+		panic("sim: reference count of an untracked block dropped")
+	}
+	s := &h.lists.slots[i]
+	if s.val < listTag {
+		if int(s.aux) != w {
+			panic("sim: reference count of an untracked block dropped")
+		}
+		if s.val--; s.val == 0 {
+			h.lists.delSlot(i)
+			h.distinct[w]--
+		}
+		return
+	}
+	id := s.val - listTag
+	list := h.posts[id]
+	for k := range list {
+		if int(list[k].w) != w {
+			continue
+		}
+		if list[k].count--; list[k].count > 0 {
+			return
+		}
+		list[k] = list[len(list)-1]
+		list = list[:len(list)-1]
+		h.posts[id] = list
+		h.distinct[w]--
+		if len(list) == 1 { // back inline
+			s.aux, s.val = list[0].w, list[0].count
+			h.posts[id] = list[:0]
+			h.free = append(h.free, id)
+		}
+		return
+	}
+	panic("sim: reference count of an untracked block dropped")
+}
+
+// has reports whether w holds block b.
+func (h *holders) has(w int, b uint64) bool {
+	for _, hd := range h.of(b) {
+		if int(hd.w) == w {
+			return true
+		}
+	}
+	return false
+}
+
+// add records that w holds block b once (no count): the stored-block index.
+func (h *holders) add(w int, b uint64) {
+	if !h.has(w, b) {
+		h.incr(w, b)
+	}
+}
+
+// remove forgets that w holds block b, if it did.
+func (h *holders) remove(w int, b uint64) {
+	if h.has(w, b) {
+		h.decr(w, b)
+	}
+}
+
+// overlapScan holds, for one request's blocks and one state of the
+// stored-block index, every worker's count of leading blocks it holds. Like
+// prefixScan it is computed in one pass for all workers: block k advances
+// only the workers that matched blocks 0..k-1, and the walk stops at the
+// first block that advances none, so it costs the holders of the matched
+// prefix, not N.
+type overlapScan struct {
+	first   *uint64
+	n       int
+	version uint64
+	epoch   uint32
+	stamp   []uint32
+	matched []int32
+}
+
+func newOverlapScan(workers int) *overlapScan {
+	return &overlapScan{stamp: make([]uint32, workers), matched: make([]int32, workers)}
+}
+
+// of is w's overlap in the last scan.
+func (s *overlapScan) of(w int) int {
+	if s.stamp[w] != s.epoch {
+		return 0
+	}
+	return int(s.matched[w])
+}
+
+func (s *overlapScan) valid(blocks []uint64, version uint64) bool {
+	return s.n == len(blocks) && s.version == version && (s.n == 0 || s.first == &blocks[0])
+}
+
+// run computes every worker's overlap with blocks in stored.
+func (s *overlapScan) run(blocks []uint64, version uint64, stored *holders) {
+	s.n, s.version, s.first = len(blocks), version, nil
+	if len(blocks) > 0 {
+		s.first = &blocks[0]
+	}
+	if s.epoch++; s.epoch == 0 {
+		clear(s.stamp)
+		s.epoch = 1
+	}
+	for k, b := range blocks {
+		advanced := false
+		for _, hd := range stored.of(b) {
+			switch {
+			case k == 0:
+				s.stamp[hd.w], s.matched[hd.w] = s.epoch, 1
+			case s.stamp[hd.w] == s.epoch && int(s.matched[hd.w]) == k:
+				s.matched[hd.w]++
+			default:
 				continue
 			}
-			if list[k].count--; list[k].count > 0 {
-				return
-			}
-			list[k] = list[len(list)-1]
-			h.posts[id] = list[:len(list)-1]
-			h.distinct[w]--
-			if len(list) == 1 {
-				h.lists.delSlot(i)
-				h.free = append(h.free, id)
-			}
+			advanced = true
+		}
+		if !advanced {
 			return
 		}
 	}
-	panic("sim: reference count of an untracked block dropped")
 }
 
 // prefixScan holds, for one request's blocks and one state of the index,

@@ -12,9 +12,11 @@ type router struct {
 	inFlight   []int
 	prefill    []int        // uncached prompt tokens awaiting a first token
 	refs       *holders     // in-flight prompt blocks, refcounted per worker (KV-aware only)
-	index      []blockIndex // blocks each worker reported stored (KV-aware only)
+	stored     *holders     // blocks the workers reported stored, inverted (KV-aware only)
 	version    uint64       // bumped by every change to refs
+	storedVer  uint64       // bumped by every change to stored
 	scan       *prefixScan  // NewBlocks of the blocks last asked about
+	overlaps   *overlapScan // Overlap of the blocks last asked about
 	engine     []engineFeed // published KV usage (engine signal only)
 	now        func() Time
 	metricsLag Time
@@ -80,10 +82,7 @@ func newRouter(workers []*worker, rc RouterConfig, now func() Time) *router {
 	}
 	if rc.KVAware {
 		r.refs, r.scan = newHolders(n), newPrefixScan(n)
-		r.index = make([]blockIndex, n)
-		for w := range r.index {
-			r.index[w] = newBlockIndex(4) // grows with the worker's cache
-		}
+		r.stored, r.overlaps = newHolders(n), newOverlapScan(n)
 	}
 	if rc.EngineSignal {
 		r.engine = make([]engineFeed, n)
@@ -135,21 +134,18 @@ func (r *router) NewBlocks(w int, blocks []uint64) int {
 	return len(blocks) - int(s.present[w])
 }
 
-// Overlap implements policy.View: a walk of w's cached blocks until the
-// first miss, so a decision costs O(N + matched blocks).
+// Overlap implements policy.View: the first call for a request's blocks
+// walks them once against the inverted index of stored blocks for every
+// worker (overlapScan); later calls for the same blocks and state are
+// lookups, so a decision costs O(N) array reads plus the matched holders.
 func (r *router) Overlap(w int, blocks []uint64) int {
-	if r.index == nil {
+	if r.stored == nil {
 		return 0
 	}
-	n := 0
-	ix := &r.index[w]
-	for _, h := range blocks {
-		if ix.find(h) < 0 {
-			break
-		}
-		n++
+	if !r.overlaps.valid(blocks, r.storedVer) {
+		r.overlaps.run(blocks, r.storedVer, r.stored)
 	}
-	return n
+	return r.overlaps.of(w)
 }
 
 func (r *router) scanned(blocks []uint64) *prefixScan {
@@ -219,14 +215,12 @@ func (r *router) finish(w int, blocks []uint64) {
 }
 
 func (r *router) applyKV(e kvEvent) {
-	ix := &r.index[e.worker]
 	if e.stored {
-		if ix.find(e.hash) < 0 {
-			ix.put(e.hash, 0)
-		}
+		r.stored.add(int(e.worker), e.hash)
 	} else {
-		ix.del(e.hash)
+		r.stored.remove(int(e.worker), e.hash)
 	}
+	r.storedVer++
 }
 
 func (r *router) park(i int32, isl int) {
