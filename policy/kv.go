@@ -24,13 +24,21 @@ type KV struct {
 	Temperature float64 // router_temperature
 	Busy        *BusyMonitor
 	Queue       *QueueGate
+
+	loads  []WorkerLoad // reused between decisions
+	scores []float64
 }
 
 // Cost is the worker's cost for request r (lower wins).
 func (p *KV) Cost(r *Request, v View, w int) float64 {
-	raw := float64(v.PrefillTokens(w)+r.InputTokens) / float64(v.BlockSize())
-	adjusted := math.Max(raw-p.Credit*float64(v.Overlap(w, r.Blocks)), 0)
-	return p.Scale*adjusted + float64(v.ActiveBlocks(w)+v.NewBlocks(w, r.Blocks))
+	l := LoadOf(v, w, r.Blocks)
+	return p.cost(r.InputTokens, &l, v.BlockSize())
+}
+
+func (p *KV) cost(isl int, l *WorkerLoad, blockSize int) float64 {
+	raw := float64(l.Prefill+isl) / float64(blockSize)
+	adjusted := math.Max(raw-p.Credit*float64(l.Overlap), 0)
+	return p.Scale*adjusted + float64(l.Active+l.New)
 }
 
 // Route scores the eligible workers and picks one, parks or rejects.
@@ -40,15 +48,20 @@ func (p *KV) Route(r *Request, v View) Decision {
 			return d
 		}
 	}
-	scores := make([]float64, v.NumWorkers())
-	busy := 0
+	p.loads = Loads(v, r.Blocks, p.loads)
+	if cap(p.scores) < len(p.loads) {
+		p.scores = make([]float64, len(p.loads))
+	}
+	scores := p.scores[:len(p.loads)]
+	busy, bs := 0, v.BlockSize()
 	for w := range scores {
-		if p.Busy != nil && p.Busy.IsBusy(w, v) {
+		l := &p.loads[w]
+		if p.Busy != nil && p.Busy.busy(w, v, l) {
 			scores[w] = math.Inf(1)
 			busy++
 			continue
 		}
-		scores[w] = p.Cost(r, v, w)
+		scores[w] = p.cost(r.InputTokens, l, bs)
 	}
 	if busy == len(scores) {
 		return Decision{Action: RejectBusy, Reason: MsgAllBusy, Scores: scores}
@@ -113,18 +126,24 @@ type BusyMonitor struct {
 
 // IsBusy reports whether worker w is busy in view v.
 func (b *BusyMonitor) IsBusy(w int, v View) bool {
-	active := v.ActiveBlocks(w)
+	l := WorkerLoad{Prefill: v.PrefillTokens(w), Active: v.ActiveBlocks(w), Capacity: v.KVCapacity(w), MaxBatched: v.MaxNumBatchedTokens(w)}
+	return b.busy(w, v, &l)
+}
+
+// busy is IsBusy on w's load l (the engine signal still comes from v).
+func (b *BusyMonitor) busy(w int, v View, l *WorkerLoad) bool {
+	active := l.Active
 	if b.EngineSignal {
 		active = v.EngineKVUsed(w)
 	}
-	if b.DecodeBlocksThreshold > 0 && float64(active) >= b.DecodeBlocksThreshold*float64(v.KVCapacity(w)) {
+	if b.DecodeBlocksThreshold > 0 && float64(active) >= b.DecodeBlocksThreshold*float64(l.Capacity) {
 		return true
 	}
-	pt := v.PrefillTokens(w)
+	pt := l.Prefill
 	if b.PrefillTokensThreshold > 0 && pt > b.PrefillTokensThreshold {
 		return true
 	}
-	return b.PrefillTokensThresholdFrac > 0 && float64(pt) > b.PrefillTokensThresholdFrac*float64(v.MaxNumBatchedTokens(w))
+	return b.PrefillTokensThresholdFrac > 0 && float64(pt) > b.PrefillTokensThresholdFrac*float64(l.MaxBatched)
 }
 
 // QueueGate is Dynamo's router queue: a request is parked while every

@@ -47,10 +47,56 @@ type View interface {
 	QueuedISLTokens() int
 }
 
+// WorkerLoad is the router's picture of one worker for one request: the
+// View's per-worker figures a load- or cache-aware score reads.
+type WorkerLoad struct {
+	Prefill    int // PrefillTokens
+	Active     int // ActiveBlocks
+	New        int // NewBlocks of the request's blocks
+	Overlap    int // Overlap of the request's blocks
+	Capacity   int // KVCapacity
+	MaxBatched int // MaxNumBatchedTokens
+}
+
+// LoadsView is a View that also hands over every worker's WorkerLoad for a
+// request's blocks in one call, so a policy scoring all N workers reads an
+// array instead of making six interface calls per worker. dst is reused
+// when it is long enough.
+type LoadsView interface {
+	View
+	Loads(blocks []uint64, dst []WorkerLoad) []WorkerLoad
+}
+
+// LoadOf reads worker w's WorkerLoad for blocks from any View.
+func LoadOf(v View, w int, blocks []uint64) WorkerLoad {
+	return WorkerLoad{
+		Prefill: v.PrefillTokens(w), Active: v.ActiveBlocks(w), New: v.NewBlocks(w, blocks),
+		Overlap: v.Overlap(w, blocks), Capacity: v.KVCapacity(w), MaxBatched: v.MaxNumBatchedTokens(w),
+	}
+}
+
+// Loads returns every worker's WorkerLoad for blocks: in one call when v is
+// a LoadsView, else worker by worker. dst is reused when long enough.
+func Loads(v View, blocks []uint64, dst []WorkerLoad) []WorkerLoad {
+	if lv, ok := v.(LoadsView); ok {
+		return lv.Loads(blocks, dst)
+	}
+	n := v.NumWorkers()
+	if cap(dst) < n {
+		dst = make([]WorkerLoad, n)
+	}
+	dst = dst[:n]
+	for w := range dst {
+		dst[w] = LoadOf(v, w, blocks)
+	}
+	return dst
+}
+
 // Decision is a routing outcome: what to do (Action) and, to dispatch,
 // which worker; Reason explains it and Scores holds per-worker costs where
 // the policy computed any (lower is better; +Inf marks an excluded
-// worker).
+// worker). A policy may reuse Scores' array in its next Route: copy it to
+// keep it.
 type Decision struct {
 	Action Action
 	Worker int // the chosen worker, when Action is Dispatch

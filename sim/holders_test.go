@@ -3,6 +3,8 @@ package sim
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/routesim/routesim/policy"
 )
 
 // naiveView is the router's block bookkeeping as it was before the
@@ -37,7 +39,7 @@ func (v *naiveView) overlap(w int, blocks []uint64) int {
 // TestRouterIndexAgreesWithNaive drives the router's bookkeeping and the
 // naive per-worker one with the same random dispatches, completions and
 // KV events, and checks that every worker's NewBlocks, Overlap and
-// ActiveBlocks agree for random requests (prefix-chained and not,
+// ActiveBlocks (one by one and from Loads) agree for random requests (prefix-chained and not,
 // repeated blocks, empty), asked in random order and repeatedly.
 func TestRouterIndexAgreesWithNaive(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
@@ -109,6 +111,14 @@ func TestRouterIndexAgreesWithNaive(t *testing.T) {
 					b = asked[rng.IntN(len(asked))]
 				} else {
 					asked = append(asked, b)
+				}
+				loads := r.Loads(b, nil)
+				for w, l := range loads {
+					want := policy.WorkerLoad{Prefill: r.prefill[w], Active: len(nv.refs[w]), New: nv.newBlocks(w, b),
+						Overlap: nv.overlap(w, b), Capacity: 100, MaxBatched: 512}
+					if l != want {
+						t.Fatalf("seed %d step %d: Loads[%d] = %+v, naive %+v", seed, step, w, l, want)
+					}
 				}
 				for _, w := range append(rng.Perm(n), rng.Perm(n)...) {
 					if got, want := r.NewBlocks(w, b), nv.newBlocks(w, b); got != want {

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/routesim/routesim/policy"
+
 // router is the router stage's own state, exposed to policies as
 // policy.View. It learns only what a real router learns: its own
 // dispatches, first tokens and completions, the workers' KV stored/removed
@@ -153,6 +155,34 @@ func (r *router) scanned(blocks []uint64) *prefixScan {
 		r.scan.run(blocks, r.version, r.refs)
 	}
 	return r.scan
+}
+
+// Loads implements policy.LoadsView: every worker's load for blocks from
+// the router's arrays and one scan of each inverted index.
+func (r *router) Loads(blocks []uint64, dst []policy.WorkerLoad) []policy.WorkerLoad {
+	n := len(r.inFlight)
+	if cap(dst) < n {
+		dst = make([]policy.WorkerLoad, n)
+	}
+	dst = dst[:n]
+	var scan *prefixScan
+	if r.refs != nil {
+		scan = r.scanned(blocks)
+		if !r.overlaps.valid(blocks, r.storedVer) {
+			r.overlaps.run(blocks, r.storedVer, r.stored)
+		}
+	}
+	for w := range dst {
+		l := policy.WorkerLoad{Prefill: r.prefill[w], New: len(blocks), Capacity: r.capacity[w], MaxBatched: r.mnbt[w]}
+		if scan != nil {
+			l.Active, l.Overlap = r.refs.distinct[w], r.overlaps.of(w)
+			if scan.stamp[w] == scan.epoch {
+				l.New -= int(scan.present[w])
+			}
+		}
+		dst[w] = l
+	}
+	return dst
 }
 
 // EngineKVUsed implements policy.View: the newest usage published at least
