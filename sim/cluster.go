@@ -99,6 +99,7 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 		}
 	}
 	c.rt = newRouter(c.workers, cfg.Router, c.eng.Now)
+	c.reqs.recycled = c.rt.forgetScans
 	if len(wl.Jobs) > 0 {
 		c.eng.Schedule(wl.Jobs[0].Arrival, KindArrival, 0)
 	}
@@ -110,7 +111,7 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 }
 
 func newReqState(j *Job) reqState {
-	return reqState{job: j, worker: -1, routed: -1, dispatched: -1, queueNs: -1, firstToken: -1, secondToken: -1, end: -1}
+	return reqState{job: j, blocks: j.Blocks, worker: -1, routed: -1, dispatched: -1, queueNs: -1, firstToken: -1, secondToken: -1, end: -1}
 }
 
 // Handle dispatches one event.
@@ -158,10 +159,8 @@ func (c *cluster) followUps() {
 		if j == nil {
 			continue
 		}
-		if j.InputTokens < 1 || j.OutputTokens < 1 || j.PromptBlocks > j.InputTokens/c.wl.BlockSize ||
-			len(j.Blocks) > (j.InputTokens+j.OutputTokens)/c.wl.BlockSize || j.PromptBlocks > len(j.Blocks) || j.Arrival < r.end {
-			panic(fmt.Sprintf("sim: follow-up of request %d is malformed: %d in, %d out, %d/%d blocks at %d (ended %d)",
-				i, j.InputTokens, j.OutputTokens, j.PromptBlocks, len(j.Blocks), j.Arrival, r.end))
+		if err := j.check(c.wl.BlockSize); err != nil || j.Arrival < r.end {
+			panic(fmt.Sprintf("sim: follow-up of request %d is malformed (%v) or sent at %d before its predecessor ended at %d", i, err, j.Arrival, r.end))
 		}
 		idx := c.reqs.add(newReqState(j))
 		j.ID = int(idx)
@@ -217,7 +216,7 @@ func (c *cluster) sampled(ri int32) {
 		r.secondToken = now
 	}
 	if r.generated == r.job.OutputTokens {
-		c.rt.finish(int(r.worker), r.job.prompt())
+		c.rt.finish(int(r.worker), r.prompt())
 		c.drainDue = true
 		c.end(ri, StatusOK, "")
 	}
@@ -231,6 +230,9 @@ func (c *cluster) end(i int32, s Status, reason string) {
 	}
 	r.status, r.end, r.reason = s, c.eng.Now(), reason
 	c.ended++
+	if r.worker < 0 || !c.workers[r.worker].inStep(i) {
+		c.reqs.release(r) // else the worker drops it after its step
+	}
 	if c.cfg.FollowUp != nil {
 		c.ends = append(c.ends, i)
 	}

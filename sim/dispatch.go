@@ -17,6 +17,7 @@ func (c *cluster) submit(i int32) {
 		return // its client gave up while waiting to re-send
 	}
 	j := r.job
+	c.reqs.expand(r, c.wl.BlockSize)
 	if t := c.cfg.Router.Timeout; t > 0 {
 		r.deadline = c.eng.Now() + t
 		c.eng.Schedule(r.deadline, KindTimeout, i)
@@ -39,7 +40,7 @@ func (c *cluster) submit(i int32) {
 // decide asks the policy about request i and reports the decision.
 func (c *cluster) decide(i int32, parked bool) policy.Decision {
 	r := c.reqs.at(i)
-	c.preq = policy.Request{ID: int(i), InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens, Blocks: r.job.prompt(), Parked: parked}
+	c.preq = policy.Request{ID: int(i), InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens, Blocks: r.prompt(), Parked: parked}
 	d := c.pol.Route(&c.preq, c.rt)
 	if c.cfg.Decisions != nil {
 		c.cfg.Decisions.Decision(c.eng.Now(), int(i), len(r.attempts)+1, d)
@@ -122,7 +123,7 @@ func (c *cluster) timeout(i int32) {
 		if r.firstToken < 0 {
 			c.rt.firstToken(w.id, r.booked)
 		}
-		c.rt.finish(w.id, r.job.prompt())
+		c.rt.finish(w.id, r.prompt())
 		w.abort(i)
 		if !w.busy && !w.kicked && w.hasWork() {
 			w.kicked = true
@@ -155,7 +156,7 @@ func (c *cluster) dispatch(i int32, w int) {
 	}
 	r := c.reqs.at(i)
 	r.worker, r.dispatched = int32(w), c.eng.Now()
-	r.booked = c.rt.book(w, r.job.InputTokens, r.job.prompt())
+	r.booked = c.rt.book(w, r.job.InputTokens, r.prompt())
 	wk := c.workers[w]
 	wk.enqueue(i)
 	if !wk.busy && !wk.kicked {

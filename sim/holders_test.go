@@ -135,3 +135,22 @@ func TestRouterIndexAgreesWithNaive(t *testing.T) {
 		}
 	}
 }
+
+// TestForgetScansOnRecycledBuffer: the router caches a scan by the address
+// of the blocks asked about; once a request's recycled buffer holds
+// another request's blocks, forgetScans makes the next question rescan.
+func TestForgetScansOnRecycledBuffer(t *testing.T) {
+	workers := []*worker{{id: 0, cfg: WorkerConfig{BlockSize: 16, KVBlocks: 100, MaxNumBatchedTokens: 512}}}
+	r := newRouter(workers, RouterConfig{KVAware: true}, func() Time { return 0 })
+	r.book(0, 32, []uint64{1, 2})
+	r.applyKV(kvEvent{worker: 0, stored: true, hash: 1})
+	buf := []uint64{1, 2}
+	if r.NewBlocks(0, buf) != 0 || r.Overlap(0, buf) != 1 {
+		t.Fatalf("NewBlocks %d, Overlap %d for held blocks", r.NewBlocks(0, buf), r.Overlap(0, buf))
+	}
+	buf[0], buf[1] = 7, 8 // the buffer now holds another request's blocks
+	r.forgetScans()
+	if r.NewBlocks(0, buf) != 2 || r.Overlap(0, buf) != 0 {
+		t.Errorf("after recycling: NewBlocks %d, Overlap %d, want 2 and 0", r.NewBlocks(0, buf), r.Overlap(0, buf))
+	}
+}

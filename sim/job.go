@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/routesim/routesim/internal/inputerr"
+import (
+	"fmt"
+
+	"github.com/routesim/routesim/internal/inputerr"
+)
 
 // Job is one request prepared for a run at a given KV block size.
 type Job struct {
@@ -17,14 +21,55 @@ type Job struct {
 	// name prompt blocks only.
 	Blocks       []uint64
 	PromptBlocks int
+	// Chains, when Blocks is nil, is a trace prompt's blocks in compact
+	// form: the running hash after each TraceBlockTokens-token trace block.
+	// With per = TraceBlockTokens/B worker blocks to a trace block, prompt
+	// block k (of PromptBlocks) is Mix(Chains[k/per], k%per+1), except that
+	// the first SharedBlocks are Mix(SharedSeed, k+1) (a generated shared
+	// prefix). The simulator expands a request's blocks when it arrives and
+	// recycles them when it ends, so a workload of a million requests holds
+	// 1/per of its expanded hashes.
+	Chains       []uint64
+	SharedBlocks int
+	SharedSeed   uint64
 	// Session and Delay come from a trace's session_id and delay: a later
 	// turn is sent Delay after the previous turn of its session ended.
 	Session string
 	Delay   Time
 }
 
-// prompt returns the hashes of the prompt's full blocks.
-func (j *Job) prompt() []uint64 { return j.Blocks[:j.PromptBlocks] }
+// check reports a job whose token counts and blocks disagree.
+func (j *Job) check(blockSize int) error {
+	blocks := len(j.Blocks)
+	if j.Blocks == nil && j.Chains != nil {
+		blocks = j.PromptBlocks
+		if per := TraceBlockTokens / blockSize; j.PromptBlocks > len(j.Chains)*per {
+			return fmt.Errorf("%d prompt blocks from %d trace blocks", j.PromptBlocks, len(j.Chains))
+		}
+	}
+	if j.InputTokens < 1 || j.OutputTokens < 1 || j.PromptBlocks > j.InputTokens/blockSize ||
+		blocks > (j.InputTokens+j.OutputTokens)/blockSize || j.PromptBlocks > blocks {
+		return fmt.Errorf("%d in, %d out, %d prompt blocks of %d", j.InputTokens, j.OutputTokens, j.PromptBlocks, blocks)
+	}
+	return nil
+}
+
+// AppendBlocks appends the job's block hashes at block size blockSize
+// (its Blocks, or the expansion of its Chains) to dst.
+func (j *Job) AppendBlocks(dst []uint64, blockSize int) []uint64 {
+	if j.Blocks != nil || j.Chains == nil {
+		return append(dst, j.Blocks...)
+	}
+	per := TraceBlockTokens / blockSize
+	start := len(dst)
+	for k := 0; k < j.PromptBlocks; k++ {
+		dst = append(dst, Mix(j.Chains[k/per], uint64(k%per)+1))
+	}
+	for k := 0; k < j.SharedBlocks && k < j.PromptBlocks; k++ {
+		dst[start+k] = Mix(j.SharedSeed, uint64(k)+1)
+	}
+	return dst
+}
 
 // Workload is a trace prepared for one block size; it is read-only and can
 // be shared by concurrent runs.

@@ -17,7 +17,8 @@ func TestPrepareExpandsMooncakeBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b, c, d := wl.Jobs[0].Blocks, wl.Jobs[1].Blocks, wl.Jobs[2].Blocks, wl.Jobs[3].Blocks
+	blocks := func(i int) []uint64 { return wl.Jobs[i].AppendBlocks(nil, 64) }
+	a, b, c, d := blocks(0), blocks(1), blocks(2), blocks(3)
 	// Only full 64-token blocks: 1100/64 = 17, 1024/64 = 16, 600/64 = 9.
 	if len(a) != 17 || len(b) != 16 || len(c) != 9 || len(d) != 8 {
 		t.Fatalf("block counts %d %d %d %d", len(a), len(b), len(c), len(d))

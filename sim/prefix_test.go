@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/workload"
 )
 
@@ -22,24 +21,24 @@ func TestSyntheticSharedPrefixBelowMooncakeBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byGroup := map[int][]*Job{}
+	byGroup := map[int][][]uint64{}
 	for i := range wl.Jobs {
 		g := tr.Requests[i].PrefixGroup
-		byGroup[g] = append(byGroup[g], &wl.Jobs[i])
+		byGroup[g] = append(byGroup[g], wl.Jobs[i].AppendBlocks(nil, 16))
 	}
 	if len(byGroup) != 2 {
 		t.Fatalf("%d groups", len(byGroup))
 	}
 	a, b := byGroup[0], byGroup[1]
 	for k := 0; k < 6; k++ {
-		if a[0].Blocks[k] != a[1].Blocks[k] || b[0].Blocks[k] != b[1].Blocks[k] {
+		if a[0][k] != a[1][k] || b[0][k] != b[1][k] {
 			t.Errorf("block %d differs within a group", k)
 		}
-		if a[0].Blocks[k] == b[0].Blocks[k] {
+		if a[0][k] == b[0][k] {
 			t.Errorf("block %d shared across groups", k)
 		}
 	}
-	if a[0].Blocks[6] == a[1].Blocks[6] {
+	if a[0][6] == a[1][6] {
 		t.Error("the block after the 96 shared tokens is shared")
 	}
 }

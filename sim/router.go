@@ -150,6 +150,14 @@ func (r *router) Overlap(w int, blocks []uint64) int {
 	return r.overlaps.of(w)
 }
 
+// forgetScans drops the cached scans: the blocks they were keyed by (a
+// buffer's address) may now hold another request's blocks.
+func (r *router) forgetScans() {
+	if r.scan != nil {
+		r.scan.first, r.overlaps.first = nil, nil
+	}
+}
+
 func (r *router) scanned(blocks []uint64) *prefixScan {
 	if !r.scan.valid(blocks, r.version) {
 		r.scan.run(blocks, r.version, r.refs)

@@ -5,6 +5,10 @@ package sim
 type reqStore struct {
 	pages [][]reqState
 	n     int
+	spare [][]uint64 // recycled block buffers of ended requests
+	// recycled is called when a block buffer returns to spare (the
+	// router forgets scans that named it).
+	recycled func()
 }
 
 const (
@@ -28,4 +32,30 @@ func (s *reqStore) add(r reqState) int32 {
 	*s.at(i) = r
 	s.n++
 	return i
+}
+
+// expand gives r its block hashes: the job's own, or, for a job in compact
+// form, its Chains expanded into a recycled buffer.
+func (s *reqStore) expand(r *reqState, blockSize int) {
+	if r.blocks != nil || r.job.Chains == nil {
+		return
+	}
+	var buf []uint64
+	if n := len(s.spare); n > 0 {
+		buf, s.spare = s.spare[n-1], s.spare[:n-1]
+	}
+	r.blocks, r.pooled = r.job.AppendBlocks(buf[:0], blockSize), true
+}
+
+// release recycles r's expanded blocks; r must not be touched by a step
+// any more.
+func (s *reqStore) release(r *reqState) {
+	if !r.pooled {
+		return
+	}
+	s.spare = append(s.spare, r.blocks)
+	r.blocks, r.pooled = nil, false
+	if s.recycled != nil {
+		s.recycled()
+	}
 }

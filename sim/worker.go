@@ -20,6 +20,8 @@ type WorkerConfig struct {
 // reqState is a request's life inside the cluster.
 type reqState struct {
 	job         *Job
+	blocks      []uint64 // the job's block hashes (expanded on arrival)
+	pooled      bool     // blocks is a recycled buffer
 	worker      int32
 	status      Status
 	reason      string
@@ -45,6 +47,9 @@ type reqState struct {
 // numTokens is the sequence length known so far: the prompt plus sampled
 // output. A request is due a new token once all of it is computed.
 func (r *reqState) numTokens() int { return r.job.InputTokens + r.generated }
+
+// prompt returns the hashes of the prompt's full blocks.
+func (r *reqState) prompt() []uint64 { return r.blocks[:r.job.PromptBlocks] }
 
 type schedEntry struct {
 	req    int32
@@ -114,12 +119,8 @@ func (w *worker) prependWaiting(r int32) {
 // blocks. A request in the step under way leaves when that step ends
 // (finishStep drops it), as vLLM applies aborts between steps.
 func (w *worker) abort(ri int32) {
-	if w.busy {
-		for _, e := range w.sched {
-			if e.req == ri {
-				return
-			}
-		}
+	if w.inStep(ri) {
+		return
 	}
 	r := w.reqs.at(ri)
 	w.kv.Release(r.table)
@@ -134,6 +135,18 @@ func (w *worker) abort(ri int32) {
 			w.waiting, w.wHead = w.waiting[:0], 0
 		}
 	}
+}
+
+// inStep reports whether request ri is in w's step in flight.
+func (w *worker) inStep(ri int32) bool {
+	if w.busy {
+		for _, e := range w.sched {
+			if e.req == ri {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (w *worker) blocksFor(tokens int) int { return (tokens + w.cfg.BlockSize - 1) / w.cfg.BlockSize }
@@ -187,7 +200,7 @@ func (w *worker) admit(budget int) {
 		hits, hitsFree := 0, 0
 		if !w.cfg.NoPrefixCaching {
 			// At least one token is always computed, to produce logits.
-			hits, hitsFree = w.kv.Lookup(r.job.Blocks, (total-1)/B)
+			hits, hitsFree = w.kv.Lookup(r.blocks, (total-1)/B)
 		}
 		computed := hits * B
 		n := min(total-computed, budget)
@@ -195,7 +208,7 @@ func (w *worker) admit(budget int) {
 		if need+hitsFree > w.kv.Free() {
 			return // head-of-line: FCFS waits for blocks
 		}
-		r.table = w.kv.Acquire(r.table[:0], r.job.Blocks[:hits])
+		r.table = w.kv.Acquire(r.table[:0], r.blocks[:hits])
 		r.table, _ = w.kv.Grow(r.table, need)
 		r.computed, r.committed = computed, hits
 		w.stats.PromptTokens += total
@@ -256,15 +269,16 @@ func (w *worker) finishStep(sampled func(ri int32)) {
 	for _, e := range w.sched {
 		r := w.reqs.at(e.req)
 		r.computed += e.tokens
-		full := min(r.computed/w.cfg.BlockSize, len(r.job.Blocks))
+		full := min(r.computed/w.cfg.BlockSize, len(r.blocks))
 		for k := r.committed; k < full; k++ {
-			w.kv.Commit(r.table[k], r.job.Blocks[k])
+			w.kv.Commit(r.table[k], r.blocks[k])
 		}
 		r.committed = max(r.committed, full)
 		if r.status != StatusPending {
 			// Its client gave up during the step: drop it now.
 			w.kv.Release(r.table)
 			r.table = nil
+			w.reqs.release(r)
 			finished = true
 			continue
 		}

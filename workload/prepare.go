@@ -16,7 +16,7 @@ func Prepare(t *Trace, blockSize int) (*sim.Workload, error) {
 	per := MooncakeBlockTokens / blockSize
 	total := 0
 	for _, r := range t.Requests {
-		total += r.InputTokens / blockSize
+		total += len(r.HashIDs)
 	}
 	backing := make([]uint64, 0, total)
 	wl := &sim.Workload{Name: t.Name, BlockSize: blockSize, Jobs: make([]sim.Job, len(t.Requests))}
@@ -25,31 +25,30 @@ func Prepare(t *Trace, blockSize int) (*sim.Workload, error) {
 		start := len(backing)
 		var chain uint64
 		for k, id := range r.HashIDs {
+			if k*per >= full {
+				break
+			}
 			chain = sim.Mix(chain, uint64(id))
-			for j := 0; j < per && k*per+j < full; j++ {
-				backing = append(backing, sim.Mix(chain, uint64(j)+1))
-			}
+			backing = append(backing, chain)
 		}
-		// A generated shared prefix: its whole worker blocks get the
-		// group's hashes, including those of a last, partial Mooncake block
-		// (the blocks after it keep their unique chain).
-		if shared := min(r.SharedPrefix, r.InputTokens) / blockSize; shared > 0 {
-			g := sim.Mix(prefixSalt, uint64(r.PrefixGroup))
-			for b := 0; b < shared; b++ {
-				backing[start+b] = sim.Mix(g, uint64(b)+1)
-			}
-		}
-		wl.Jobs[i] = sim.Job{
+		j := sim.Job{
 			ID:           i,
 			Line:         r.Line,
 			Arrival:      sim.Time(r.ArrivalNs),
 			InputTokens:  r.InputTokens,
 			OutputTokens: r.OutputTokens,
-			Blocks:       backing[start:len(backing):len(backing)],
-			PromptBlocks: len(backing) - start,
+			Chains:       backing[start:len(backing):len(backing)],
+			PromptBlocks: min(full, (len(backing)-start)*per),
 			Session:      r.Session,
 			Delay:        sim.Time(r.DelayNs),
 		}
+		// A generated shared prefix: its whole worker blocks get the
+		// group's hashes, including those of a last, partial Mooncake block
+		// (the blocks after it keep their unique chain).
+		if shared := min(r.SharedPrefix, r.InputTokens) / blockSize; shared > 0 {
+			j.SharedBlocks, j.SharedSeed = shared, sim.Mix(prefixSalt, uint64(r.PrefixGroup))
+		}
+		wl.Jobs[i] = j
 	}
 	return wl, nil
 }

@@ -27,7 +27,10 @@ func main() {
 		}
 		os.Exit(130)
 	}()
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	stop := startProfiles(os.Getenv("ROUTESIM_CPUPROFILE"), os.Getenv("ROUTESIM_MEMPROFILE"))
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "routesim:", err)
 		var in *crash.Internal
 		if errors.As(err, &in) && os.Getenv("ROUTESIM_DEBUG") != "" {
