@@ -100,11 +100,11 @@ func Defaults() Spec {
 	}
 }
 
-// Built is a Spec made runnable. For sessions, Trace and Work are nil:
-// every run draws its own users (ForSeed).
+// Built is a Spec made runnable. For sessions Work is nil: every run draws
+// its own users (ForSeed). The trace itself is not kept: Work holds its
+// requests in compact form.
 type Built struct {
 	spec    Spec
-	Trace   *workload.Trace
 	Work    *sim.Workload
 	Config  sim.Config
 	Deploy  model.Deployment
@@ -354,7 +354,7 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	built.Trace, built.Work = tr, wl
+	built.Work = wl
 	return built, nil
 }
 

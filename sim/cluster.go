@@ -248,6 +248,9 @@ func (c *cluster) httpCode(s Status) int {
 
 func (c *cluster) result() (*Result, error) {
 	res := &Result{Records: make([]Record, c.reqs.len()), Workers: make([]WorkerStats, len(c.workers)), Events: c.eng.Processed()}
+	if c.reqs.len() > 0 {
+		res.Makespan = c.eng.Now() - c.reqs.at(0).job.Arrival
+	}
 	for i := range res.Records {
 		r := c.reqs.at(int32(i))
 		if r.status == StatusPending {
@@ -258,6 +261,11 @@ func (c *cluster) result() (*Result, error) {
 			Worker: int(r.worker), FirstToken: r.firstToken, SecondToken: r.secondToken, End: r.end,
 			InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens,
 			CachedTokens: r.cached, Preemptions: r.preemptions, Status: r.status, HTTPCode: c.httpCode(r.status), Reason: r.reason, Attempts: r.attempts,
+		}
+		if (i+1)%reqPage == 0 {
+			// The page's records are written: a million requests need not
+			// be held twice.
+			c.reqs.pages[i>>reqPageBits] = nil
 		}
 	}
 	for i, w := range c.workers {
@@ -278,9 +286,6 @@ func (c *cluster) result() (*Result, error) {
 			return nil, fmt.Errorf("sim: router still books worker %d after the run: %d in flight, %d prefill tokens, %d blocks",
 				i, c.rt.inFlight[i], c.rt.prefill[i], c.rt.ActiveBlocks(i))
 		}
-	}
-	if c.reqs.len() > 0 {
-		res.Makespan = c.eng.Now() - c.reqs.at(0).job.Arrival
 	}
 	c.nvml.finish(int((res.Makespan + NVMLPeriod - 1) / NVMLPeriod))
 	res.nvml = &c.nvml

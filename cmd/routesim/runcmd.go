@@ -202,9 +202,9 @@ func (o runOutputs) write(f *scenario.Spec, st *scenario.Built, res *sim.Result,
 		return err
 	}
 	ti := traceInfo{Name: "sessions", Requests: len(res.Records)}
-	if st.Trace != nil {
-		reqs := st.Trace.Requests
-		ti = traceInfo{st.Trace.Name, len(reqs), reqs[len(reqs)-1].ArrivalNs - reqs[0].ArrivalNs}
+	if st.Work != nil {
+		jobs := st.Work.Jobs
+		ti = traceInfo{st.Work.Name, len(jobs), int64(jobs[len(jobs)-1].Arrival - jobs[0].Arrival)}
 	}
 	m := manifest{
 		Tool: "routesim", Version: Version, Command: o.command, StartTime: o.start.Format(time.RFC3339Nano), Flags: f,
@@ -226,7 +226,7 @@ func (o runOutputs) write(f *scenario.Spec, st *scenario.Built, res *sim.Result,
 		{"profile_export_aiperf.json", func(w io.Writer) error {
 			return report.WriteAIPerf(w, res.Records, sum, report.AIPerfRun{
 				Generator: "routesim " + Version, Start: o.start, Model: modelID(st.Deploy.Model),
-				Dataset: ti.Name, FixedSchedule: st.Trace != nil, Seed: f.Seed,
+				Dataset: ti.Name, FixedSchedule: st.Work != nil, Seed: f.Seed,
 				Command: o.command, ArtifactDir: dir, Settings: f, NVML: &nv,
 			})
 		}},
@@ -354,14 +354,14 @@ func offered(s *sim.Summary, key string) string {
 // scale other than 1 is shown (for a synthetic stream, with the
 // effective rate).
 func workloadName(st *scenario.Built, f *scenario.Spec) string {
-	if st.Trace == nil {
+	if st.Work == nil {
 		return "closed-loop sessions"
 	}
 	switch {
 	case f.RateScale == 1 || f.RateScale == 0:
-		return st.Trace.Name
+		return st.Work.Name
 	case f.Workload == "synthetic":
-		return fmt.Sprintf("%s × rate scale %g = %g req/s", st.Trace.Name, f.RateScale, f.Synthetic.RatePerS*f.RateScale)
+		return fmt.Sprintf("%s × rate scale %g = %g req/s", st.Work.Name, f.RateScale, f.Synthetic.RatePerS*f.RateScale)
 	}
-	return fmt.Sprintf("%s at rate scale %g", st.Trace.Name, f.RateScale)
+	return fmt.Sprintf("%s at rate scale %g", st.Work.Name, f.RateScale)
 }

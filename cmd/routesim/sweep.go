@@ -109,6 +109,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	draws := fs.Int("uncertainty", 0, "per point, also run K coefficient sets drawn from the profile's posterior (the point's seed): summaries carry 10–90 % bands, plots shade them, crossover intervals include them (0 = off)")
 	shardFlag := fs.String("shard", "0/1", "run only shard i of k (0-based), e.g. 2/3; join shards with routesim merge")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	dry := fs.Bool("dry-run", false, "check every flag and build every configuration, list this shard's points, write nothing")
 	force := fs.Bool("force", false, "--out holds a different sweep: discard its points and manifest and start this one")
 	recompute := fs.Bool("recompute-bad", false, "rerun point files that do not belong to this sweep (wrong point or sweep, unreadable) instead of failing")
 	sliceSeeds := fs.Bool("slices", false, "seed k also replays its own --first window of the trace, spread evenly over it (--skip is ignored)")
@@ -259,6 +260,9 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	// written: the grid's every configuration is built first.
 	if err := r.Prepare(); err != nil {
 		return usageError{err}
+	}
+	if *dry {
+		return printDryRun(stdout, grid, shard, *out)
 	}
 	lock, err := atomicfile.LockDir(*out)
 	if err != nil {

@@ -241,3 +241,29 @@ func TestSweepUncertainty(t *testing.T) {
 		t.Errorf("a profile without a posterior: %v", err)
 	}
 }
+
+// TestSweepDryRun: --dry-run lists exactly the shard's points (every k-th
+// of the grid) and writes nothing; a bad flag still fails it.
+func TestSweepDryRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	out := sweepTo(t, dir, "--shard", "1/3", "--dry-run")
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("--dry-run created %s (%v)", dir, err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.Contains(lines[0], "shard 1/3 would run 3 of the grid's 8 points") {
+		t.Errorf("header %q", lines[0])
+	}
+	want := []string{"n=002.policy=round-robin.seed=1", "n=004.policy=round-robin.seed=0", "n=004.policy=kv-admission.seed=1"}
+	if len(lines) != 1+len(want) {
+		t.Fatalf("%d point lines, want %d:\n%s", len(lines)-1, len(want), out)
+	}
+	for i, w := range want {
+		if !strings.HasSuffix(lines[1+i], w) {
+			t.Errorf("point %d: %q, want …%s", i, lines[1+i], w)
+		}
+	}
+	if _, _, err := runCLI(append(append([]string{}, smallSweep...), "--dry-run", "--n", "0")...); err == nil {
+		t.Error("--dry-run accepted --n 0")
+	}
+}

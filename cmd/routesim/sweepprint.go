@@ -123,3 +123,19 @@ func offeredLine(m *sweepManifest) string {
 	return fmt.Sprintf("offered: %d requests of %s (max ISL %d, skip %d, first %d) at rate scale %g: %.3g req/s over %.0f s",
 		len(jobs), s.Trace, s.MaxISL, s.Skip, s.First, s.RateScale, rate, span)
 }
+
+// printDryRun lists the points shard would run into out (sweep --dry-run).
+func printDryRun(w io.Writer, grid sweep.Grid, shard sweep.Shard, out string) error {
+	all := grid.Points()
+	var mine []sweep.Point
+	for i, p := range all {
+		if shard.Has(i) {
+			mine = append(mine, p)
+		}
+	}
+	fmt.Fprintf(w, "dry run: shard %d/%d would run %d of the grid's %d points into %s (nothing written):\n", shard.I, shard.K, len(mine), len(all), out)
+	for _, p := range mine {
+		fmt.Fprintf(w, "  %s\n", p.Key())
+	}
+	return nil
+}
