@@ -314,4 +314,3 @@ func deref(p *int32) any {
 	}
 	return *p
 }
-
