@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/routesim/routesim/policy"
@@ -65,15 +66,20 @@ func BenchmarkReplayKVAdmission(b *testing.B) {
 	})
 }
 
-// scaleSetup is the first 1,000 requests of the conversation trace on n
-// workers, arriving n/8 times as fast (the same load per worker as
-// benchSetup at N = 8).
-func scaleSetup(b *testing.B, n int) (Config, *Workload) {
+// scaleSetup is requests requests of the conversation trace (its first
+// 1,000, or shifted copies of its first 10,000 for more) on n workers,
+// arriving n/8 times as fast: the same load per worker as benchSetup at
+// N = 8.
+func scaleSetup(b *testing.B, n, requests int) (Config, *Workload) {
 	tr, err := workload.Open("conversation")
 	if err != nil {
 		b.Fatal(err)
 	}
-	if tr, err = tr.Apply(workload.Filter{First: 1000, RateScale: float64(n) / 8}); err != nil {
+	f := workload.Filter{First: requests, RateScale: float64(n) / 8}
+	if requests > 10000 {
+		f.First, f.Repeat = 10000, requests/10000
+	}
+	if tr, err = tr.Apply(f); err != nil {
 		b.Fatal(err)
 	}
 	wl, err := workload.Prepare(tr, 64)
@@ -86,34 +92,50 @@ func scaleSetup(b *testing.B, n int) (Config, *Workload) {
 	return cfg, wl
 }
 
-// BenchmarkScale: round-robin and kv-admission at N = 8, 64 and 512 on
-// the same load per worker: the kv decision's cost against N (ns/event
-// reported; the issue-14 target is kv ≤ 1.5× round-robin).
+// BenchmarkScale: round-robin and kv-admission at N = 8, 64, 512 and 4096
+// on the same load per worker, 1,000 requests each (100,000 at N = 512
+// and 4096 too, with -bench 'Scale/100k'): the kv decision's cost against
+// N, and memory per request. Reported: ns/event, events/op and B/req
+// (bytes allocated per request). The README's speed table comes from
+//
+//	go test ./sim -run '^$' -bench 'Scale/' -benchtime 1x
 func BenchmarkScale(b *testing.B) {
-	for _, n := range []int{8, 64, 512} {
-		for _, pol := range []string{"round-robin", "kv-admission"} {
-			b.Run(fmt.Sprintf("N=%d/%s", n, pol), func(b *testing.B) {
-				cfg, wl := scaleSetup(b, n)
-				cfg.Router.KVAware = pol != "round-robin"
-				b.ReportAllocs()
-				b.ResetTimer()
-				var events uint64
-				for i := 0; i < b.N; i++ {
-					p := policy.DefaultParams()
-					p.Rand = Stream(0, "router")
-					pl, err := policy.New(pol, p)
-					if err != nil {
-						b.Fatal(err)
+	type size struct {
+		name     string
+		requests int
+		ns       []int
+	}
+	for _, sz := range []size{{"1k", 1000, []int{8, 64, 512, 4096}}, {"100k", 100000, []int{512, 4096}}} {
+		for _, n := range sz.ns {
+			for _, pol := range []string{"round-robin", "kv-admission"} {
+				b.Run(fmt.Sprintf("%s/N=%d/%s", sz.name, n, pol), func(b *testing.B) {
+					cfg, wl := scaleSetup(b, n, sz.requests)
+					cfg.Router.KVAware = pol != "round-robin"
+					b.ReportAllocs()
+					var before, after runtime.MemStats
+					runtime.ReadMemStats(&before)
+					b.ResetTimer()
+					var events uint64
+					for i := 0; i < b.N; i++ {
+						p := policy.DefaultParams()
+						p.Rand = Stream(0, "router")
+						pl, err := policy.New(pol, p)
+						if err != nil {
+							b.Fatal(err)
+						}
+						res, err := Run(cfg, wl, pl)
+						if err != nil {
+							b.Fatal(err)
+						}
+						events = res.Events
 					}
-					res, err := Run(cfg, wl, pl)
-					if err != nil {
-						b.Fatal(err)
-					}
-					events = res.Events
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(events), "ns/event")
-				b.ReportMetric(float64(events), "events/op")
-			})
+					b.StopTimer()
+					runtime.ReadMemStats(&after)
+					b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(len(wl.Jobs)), "B/req")
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(events), "ns/event")
+					b.ReportMetric(float64(events), "events/op")
+				})
+			}
 		}
 	}
 }
