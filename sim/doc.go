@@ -15,15 +15,16 @@
 //     client retries and time-outs.
 //   - router.go — what the router knows: in-flight counts, booked prefill
 //     tokens, per-worker block references, lagged KV events and published
-//     KV usage (the policy.View it hands to policies); holders.go the
-//     inverted index of in-flight blocks that answers a decision for every
-//     worker in one pass.
+//     KV usage (the policy.View and LoadsView it hands to policies);
+//     holders.go the inverted indexes of in-flight and stored blocks that
+//     answer a decision for every worker in one pass.
 //   - worker.go — one engine: FCFS waiting queue, continuous batching under
 //     a token budget with chunked prefill, recompute preemption, abort.
 //   - kvcache.go, blockindex.go — the paged KV cache with prefix caching
 //     and LRU eviction of unreferenced blocks.
 //   - job.go, store.go — the prepared requests (Workload, Job; built by
-//     package workload) and their per-run state.
+//     package workload, trace prompts in compact form) and their per-run
+//     state, with the recycled buffers prompts are expanded into.
 //   - record.go, summary.go, quantile.go — outcomes (Status, Record) and
 //     the AIPerf-style summary; bands.go the spread over coefficient draws;
 //     nvml.go the simulated GPU samples.

@@ -61,14 +61,12 @@ type WorkerSummary struct {
 // profile its worker ran.
 func Summarize(res *Result) Summary {
 	s := Summary{Offered: len(res.Records), Rejected: map[string]int{}, TTFTOfferedMs: map[string]*float64{}, RetriedRejections: map[string]int{}}
-	var ttft, ttst, itl, e2e, isl, osl, offered, queued []float64
 	var first, last Time = math.MaxInt64, math.MinInt64
 	outTokens := 0
 	perWorker := make([]int, len(res.Workers))
 	for i := range res.Records {
 		r := &res.Records[i]
 		first, last = min(first, r.Arrival), max(last, r.End)
-		isl = append(isl, float64(r.InputTokens))
 		if r.Worker >= 0 {
 			perWorker[r.Worker]++
 		}
@@ -78,27 +76,41 @@ func Summarize(res *Result) Summary {
 		}
 		if r.QueueNs >= 0 {
 			s.Parked++
-			queued = append(queued, r.QueueNs.Ms())
 		}
 		if r.Status != StatusOK {
 			s.Rejected[r.Status.String()]++
-			offered = append(offered, math.Inf(1))
 			continue
 		}
 		s.Completed++
 		outTokens += r.OutputTokens
-		osl = append(osl, float64(r.OutputTokens))
-		ttft = append(ttft, r.TTFT().Ms())
-		offered = append(offered, r.TTFT().Ms())
-		e2e = append(e2e, r.E2E().Ms())
-		if r.OutputTokens >= 2 {
-			itl = append(itl, r.ITL()/1e6)
-			ttst = append(ttst, (r.SecondToken - r.FirstToken).Ms())
-		}
 	}
-	s.TTFTMs, s.TTSTMs, s.ITLMs, s.E2EMs = NewDist(ttft), NewDist(ttst), NewDist(itl), NewDist(e2e)
-	s.ISL, s.OSL = NewDist(isl), NewDist(osl)
-	s.RouterQueueMs = NewDist(queued)
+	// One buffer serves every distribution in turn, so a million requests
+	// cost 8 MB here, not a slice per metric.
+	buf := make([]float64, 0, len(res.Records))
+	dist := func(value func(r *Record) (float64, bool)) []float64 {
+		buf = buf[:0]
+		for i := range res.Records {
+			if v, ok := value(&res.Records[i]); ok {
+				buf = append(buf, v)
+			}
+		}
+		return buf
+	}
+	ok := func(r *Record) bool { return r.Status == StatusOK }
+	two := func(r *Record) bool { return ok(r) && r.OutputTokens >= 2 }
+	s.TTFTMs = NewDist(dist(func(r *Record) (float64, bool) { return r.TTFT().Ms(), ok(r) }))
+	s.TTSTMs = NewDist(dist(func(r *Record) (float64, bool) { return (r.SecondToken - r.FirstToken).Ms(), two(r) }))
+	s.ITLMs = NewDist(dist(func(r *Record) (float64, bool) { return r.ITL() / 1e6, two(r) }))
+	s.E2EMs = NewDist(dist(func(r *Record) (float64, bool) { return r.E2E().Ms(), ok(r) }))
+	s.ISL = NewDist(dist(func(r *Record) (float64, bool) { return float64(r.InputTokens), true }))
+	s.OSL = NewDist(dist(func(r *Record) (float64, bool) { return float64(r.OutputTokens), ok(r) }))
+	s.RouterQueueMs = NewDist(dist(func(r *Record) (float64, bool) { return r.QueueNs.Ms(), r.QueueNs >= 0 }))
+	offered := dist(func(r *Record) (float64, bool) {
+		if !ok(r) {
+			return math.Inf(1), true
+		}
+		return r.TTFT().Ms(), true
+	})
 	if s.Offered > 0 {
 		s.Completeness = float64(s.Completed) / float64(s.Offered)
 		sort.Float64s(offered)

@@ -65,6 +65,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		st.Config.Decisions = trace
 	}
 	st.Config.NVML.Series = *out != "" // nvml.csv and the AIPerf telemetry need every sample
+	if st.Work != nil {
+		tuneGC(len(st.Work.Jobs), gogcSet())
+	}
 	res, pop, err := st.Run(f.Seed, pol)
 	if err == nil && trace != nil {
 		err = trace.commit()
