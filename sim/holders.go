@@ -152,6 +152,38 @@ func (h *holders) remove(w int, b uint64) {
 	}
 }
 
+// scanKey names what a cached scan is of (one request's blocks, by the
+// address of the first and their count, at one version of an index) and
+// stamps the workers it touched with its epoch, so a new scan clears
+// nothing.
+type scanKey struct {
+	first   *uint64
+	n       int
+	version uint64
+	epoch   uint32
+	stamp   []uint32
+}
+
+// valid reports whether the scan is of these blocks at this version.
+func (k *scanKey) valid(blocks []uint64, version uint64) bool {
+	return k.n == len(blocks) && k.version == version && (k.n == 0 || k.first == &blocks[0])
+}
+
+// begin starts a scan of blocks at version: a new epoch.
+func (k *scanKey) begin(blocks []uint64, version uint64) {
+	k.n, k.version, k.first = len(blocks), version, nil
+	if len(blocks) > 0 {
+		k.first = &blocks[0]
+	}
+	if k.epoch++; k.epoch == 0 { // wrapped: old stamps could collide
+		clear(k.stamp)
+		k.epoch = 1
+	}
+}
+
+// forget invalidates the scan.
+func (k *scanKey) forget() { k.first = nil }
+
 // overlapScan holds, for one request's blocks and one state of the
 // stored-block index, every worker's count of leading blocks it holds. Like
 // prefixScan it is computed in one pass for all workers: block k advances
@@ -159,16 +191,12 @@ func (h *holders) remove(w int, b uint64) {
 // first block that advances none, so it costs the holders of the matched
 // prefix, not N.
 type overlapScan struct {
-	first   *uint64
-	n       int
-	version uint64
-	epoch   uint32
-	stamp   []uint32
+	scanKey
 	matched []int32
 }
 
 func newOverlapScan(workers int) *overlapScan {
-	return &overlapScan{stamp: make([]uint32, workers), matched: make([]int32, workers)}
+	return &overlapScan{scanKey: scanKey{stamp: make([]uint32, workers)}, matched: make([]int32, workers)}
 }
 
 // of is w's overlap in the last scan.
@@ -179,20 +207,9 @@ func (s *overlapScan) of(w int) int {
 	return int(s.matched[w])
 }
 
-func (s *overlapScan) valid(blocks []uint64, version uint64) bool {
-	return s.n == len(blocks) && s.version == version && (s.n == 0 || s.first == &blocks[0])
-}
-
 // run computes every worker's overlap with blocks in stored.
 func (s *overlapScan) run(blocks []uint64, version uint64, stored *holders) {
-	s.n, s.version, s.first = len(blocks), version, nil
-	if len(blocks) > 0 {
-		s.first = &blocks[0]
-	}
-	if s.epoch++; s.epoch == 0 {
-		clear(s.stamp)
-		s.epoch = 1
-	}
+	s.begin(blocks, version)
 	for k, b := range blocks {
 		advanced := false
 		for _, hd := range stored.of(b) {
@@ -218,16 +235,12 @@ func (s *overlapScan) run(blocks []uint64, version uint64, stored *holders) {
 // blocks and answers the rest in O(1). Workers touched by no block keep
 // zero (epoch stamps, no clearing).
 type prefixScan struct {
-	first   *uint64 // the blocks scanned: first element and length
-	n       int
-	version uint64
-	epoch   uint32
-	stamp   []uint32
+	scanKey
 	present []int32 // occurrences of the blocks among w's in-flight blocks
 }
 
 func newPrefixScan(workers int) *prefixScan {
-	return &prefixScan{stamp: make([]uint32, workers), present: make([]int32, workers)}
+	return &prefixScan{scanKey: scanKey{stamp: make([]uint32, workers)}, present: make([]int32, workers)}
 }
 
 func (s *prefixScan) touch(w int32) {
@@ -236,22 +249,9 @@ func (s *prefixScan) touch(w int32) {
 	}
 }
 
-// valid reports whether the scan is of these blocks at this version.
-func (s *prefixScan) valid(blocks []uint64, version uint64) bool {
-	return s.n == len(blocks) && s.version == version && (s.n == 0 || s.first == &blocks[0])
-}
-
 // run counts, for every worker, the blocks it holds in refs.
 func (s *prefixScan) run(blocks []uint64, version uint64, refs *holders) {
-	s.n, s.version, s.first = len(blocks), version, nil
-	if len(blocks) > 0 {
-		s.first = &blocks[0]
-	}
-	s.epoch++
-	if s.epoch == 0 { // wrapped: old stamps could collide
-		clear(s.stamp)
-		s.epoch = 1
-	}
+	s.begin(blocks, version)
 	for _, b := range blocks {
 		for _, hd := range refs.of(b) {
 			s.touch(hd.w)

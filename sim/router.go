@@ -154,7 +154,8 @@ func (r *router) Overlap(w int, blocks []uint64) int {
 // buffer's address) may now hold another request's blocks.
 func (r *router) forgetScans() {
 	if r.scan != nil {
-		r.scan.first, r.overlaps.first = nil, nil
+		r.scan.forget()
+		r.overlaps.forget()
 	}
 }
 
