@@ -16,10 +16,11 @@ const bigRun = 100_000
 // many requests, unless the user set GOGC. A long replay's heap is mostly
 // state that lives for the whole run (requests, records, KV pools), so
 // Go's default lets the process grow to twice that before collecting: a
-// million requests at N = 512 peaked at 2.0 GB RSS, 1.4 GB at 25 % with no
-// slower run (108 s vs 133–143 s, measured on the 2-core machine). Small
-// runs keep the default: there a lower target costs CPU (a sweep of the
-// embedded trace took 26 % more CPU at 25 %).
+// million requests at N = 512 under round-robin peaked at 2.0 GB RSS, and
+// at 1.4 GB with 25 % (108–134 s against 133–143 s; kv 272 s against 233 s,
+// within the 2-core machine's run-to-run noise). Small runs keep the
+// default: there a lower target costs CPU (a sweep of the embedded trace
+// took 26 % more CPU at 25 %).
 func tuneGC(requests int, userSet bool) {
 	if requests >= bigRun && !userSet {
 		debug.SetGCPercent(25)
