@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // KV is Dynamo's KV-aware router. Each eligible worker w costs
@@ -49,10 +50,8 @@ func (p *KV) Route(r *Request, v View) Decision {
 		}
 	}
 	p.loads = Loads(v, r.Blocks, p.loads)
-	if cap(p.scores) < len(p.loads) {
-		p.scores = make([]float64, len(p.loads))
-	}
-	scores := p.scores[:len(p.loads)]
+	p.scores = slices.Grow(p.scores[:0], len(p.loads))[:len(p.loads)]
+	scores := p.scores
 	busy, bs := 0, v.BlockSize()
 	for w := range scores {
 		l := &p.loads[w]

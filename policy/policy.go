@@ -1,5 +1,7 @@
 package policy
 
+import "slices"
+
 // Request is what the router knows of a request when it decides.
 type Request struct {
 	ID           int
@@ -82,10 +84,7 @@ func Loads(v View, blocks []uint64, dst []WorkerLoad) []WorkerLoad {
 		return lv.Loads(blocks, dst)
 	}
 	n := v.NumWorkers()
-	if cap(dst) < n {
-		dst = make([]WorkerLoad, n)
-	}
-	dst = dst[:n]
+	dst = slices.Grow(dst[:0], n)[:n]
 	for w := range dst {
 		dst[w] = LoadOf(v, w, blocks)
 	}

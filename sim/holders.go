@@ -35,8 +35,10 @@ func (h *holders) held(w int) int { return h.distinct[w] }
 
 // of returns the workers holding block b (read-only, valid until the next
 // call).
-func (h *holders) of(b uint64) []holder {
-	i := h.lists.find(b)
+func (h *holders) of(b uint64) []holder { return h.at(h.lists.find(b)) }
+
+// at returns the workers holding the block in slot i (none for i < 0).
+func (h *holders) at(i int) []holder {
 	if i < 0 {
 		return nil
 	}
@@ -49,8 +51,10 @@ func (h *holders) of(b uint64) []holder {
 }
 
 // incr adds one to w's count of block b.
-func (h *holders) incr(w int, b uint64) {
-	i := h.lists.find(b)
+func (h *holders) incr(w int, b uint64) { h.incrAt(h.lists.find(b), w, b) }
+
+// incrAt is incr with b's slot i already found (−1 = absent).
+func (h *holders) incrAt(i, w int, b uint64) {
 	if i < 0 {
 		h.lists.slots[h.lists.put(b, 1)].aux = int32(w)
 		h.distinct[w]++
@@ -94,6 +98,11 @@ func (h *holders) decr(w int, b uint64) {
 	if i < 0 {
 		panic("sim: reference count of an untracked block dropped")
 	}
+	h.decrAt(i, w)
+}
+
+// decrAt is decr with the block's slot i already found.
+func (h *holders) decrAt(i, w int) {
 	s := &h.lists.slots[i]
 	if s.val < listTag {
 		if int(s.aux) != w {
@@ -128,9 +137,9 @@ func (h *holders) decr(w int, b uint64) {
 	panic("sim: reference count of an untracked block dropped")
 }
 
-// has reports whether w holds block b.
-func (h *holders) has(w int, b uint64) bool {
-	for _, hd := range h.of(b) {
+// holdsAt reports whether w holds the block in slot i.
+func (h *holders) holdsAt(i, w int) bool {
+	for _, hd := range h.at(i) {
 		if int(hd.w) == w {
 			return true
 		}
@@ -138,17 +147,19 @@ func (h *holders) has(w int, b uint64) bool {
 	return false
 }
 
-// add records that w holds block b once (no count): the stored-block index.
+// add records that w holds block b once (no count): the stored-block
+// index. One probe of the hash table finds b for both the check and the
+// insert.
 func (h *holders) add(w int, b uint64) {
-	if !h.has(w, b) {
-		h.incr(w, b)
+	if i := h.lists.find(b); !h.holdsAt(i, w) {
+		h.incrAt(i, w, b)
 	}
 }
 
 // remove forgets that w holds block b, if it did.
 func (h *holders) remove(w int, b uint64) {
-	if h.has(w, b) {
-		h.decr(w, b)
+	if i := h.lists.find(b); h.holdsAt(i, w) {
+		h.decrAt(i, w)
 	}
 }
 
@@ -247,6 +258,15 @@ func (s *prefixScan) touch(w int32) {
 	if s.stamp[w] != s.epoch {
 		s.stamp[w], s.present[w] = s.epoch, 0
 	}
+}
+
+// newBlocks is n − w's count in the last scan of n blocks: the blocks not
+// among w's in-flight blocks.
+func (s *prefixScan) newBlocks(w, n int) int {
+	if s.stamp[w] != s.epoch {
+		return n
+	}
+	return n - int(s.present[w])
 }
 
 // run counts, for every worker, the blocks it holds in refs.

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/routesim/routesim/policy"
+import (
+	"slices"
+
+	"github.com/routesim/routesim/policy"
+)
 
 // router is the router stage's own state, exposed to policies as
 // policy.View. It learns only what a real router learns: its own
@@ -129,11 +133,7 @@ func (r *router) NewBlocks(w int, blocks []uint64) int {
 	if r.refs == nil {
 		return len(blocks)
 	}
-	s := r.scanned(blocks)
-	if s.stamp[w] != s.epoch {
-		return len(blocks)
-	}
-	return len(blocks) - int(s.present[w])
+	return r.scanned(blocks).newBlocks(w, len(blocks))
 }
 
 // Overlap implements policy.View: the first call for a request's blocks
@@ -144,10 +144,7 @@ func (r *router) Overlap(w int, blocks []uint64) int {
 	if r.stored == nil {
 		return 0
 	}
-	if !r.overlaps.valid(blocks, r.storedVer) {
-		r.overlaps.run(blocks, r.storedVer, r.stored)
-	}
-	return r.overlaps.of(w)
+	return r.overlapped(blocks).of(w)
 }
 
 // forgetScans drops the cached scans: the blocks they were keyed by (a
@@ -166,28 +163,27 @@ func (r *router) scanned(blocks []uint64) *prefixScan {
 	return r.scan
 }
 
+func (r *router) overlapped(blocks []uint64) *overlapScan {
+	if !r.overlaps.valid(blocks, r.storedVer) {
+		r.overlaps.run(blocks, r.storedVer, r.stored)
+	}
+	return r.overlaps
+}
+
 // Loads implements policy.LoadsView: every worker's load for blocks from
 // the router's arrays and one scan of each inverted index.
 func (r *router) Loads(blocks []uint64, dst []policy.WorkerLoad) []policy.WorkerLoad {
 	n := len(r.inFlight)
-	if cap(dst) < n {
-		dst = make([]policy.WorkerLoad, n)
-	}
-	dst = dst[:n]
+	dst = slices.Grow(dst[:0], n)[:n]
 	var scan *prefixScan
+	var overlaps *overlapScan
 	if r.refs != nil {
-		scan = r.scanned(blocks)
-		if !r.overlaps.valid(blocks, r.storedVer) {
-			r.overlaps.run(blocks, r.storedVer, r.stored)
-		}
+		scan, overlaps = r.scanned(blocks), r.overlapped(blocks)
 	}
 	for w := range dst {
 		l := policy.WorkerLoad{Prefill: r.prefill[w], New: len(blocks), Capacity: r.capacity[w], MaxBatched: r.mnbt[w]}
 		if scan != nil {
-			l.Active, l.Overlap = r.refs.distinct[w], r.overlaps.of(w)
-			if scan.stamp[w] == scan.epoch {
-				l.New -= int(scan.present[w])
-			}
+			l.Active, l.New, l.Overlap = r.refs.held(w), scan.newBlocks(w, len(blocks)), overlaps.of(w)
 		}
 		dst[w] = l
 	}
