@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -18,17 +19,32 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim profiles", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	verbose := fs.BoolP("verbose", "v", false, "print each profile's source, note and posterior in full")
+	files := fs.StringArray("profile", nil, "list this profile JSON (e.g. a calibrate output's profile.json) instead of the built-in ones; repeatable")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: routesim profiles [-v]\n\nList the built-in step-time profiles (GPU, model, TP, kind, implied prefill cost, MFU and decode bandwidth use, fit error) and what every other catalogue deployment falls back to.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: routesim profiles [-v] [--profile FILE]...\n\nList the built-in step-time profiles (GPU, model, TP, kind, implied prefill cost, MFU and decode bandwidth use, fit error) and what every other catalogue deployment falls back to; with --profile, the given profile files instead.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q (profile files go after --profile)", fs.Arg(0))}
+	}
+	profiles := model.BuiltinProfiles()
+	if len(*files) > 0 {
+		profiles = profiles[:0]
+		for _, name := range *files {
+			p, err := readProfileFile(name)
+			if err != nil {
+				return err
+			}
+			profiles = append(profiles, p)
+		}
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "GPU\tMODEL\tTP\tQUANT\tKIND\tFORM\tPREFILL µs/tok\tPREFILL MFU\tDECODE HBM\tFIT ERROR\tNAME")
 	builtin := map[string]bool{}
 	cat := model.DefaultCatalogue()
-	for _, p := range model.BuiltinProfiles() {
+	for _, p := range profiles {
 		builtin[fmt.Sprintf("%s/%s/%d/%s", strings.ToLower(p.GPU), strings.ToLower(p.Model), p.TP, p.Quant)] = true
 		form := "linear"
 		if p.IsKernel() {
@@ -64,6 +80,9 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 	tw.Flush()
 	fmt.Fprintf(stdout, "\nPREFILL: a %d-token fresh chunk's step time per token and the FLOPs it executes (linear layers and causal attention; lm_head only for sampled tokens) over peak; DECODE HBM: a %d-sequence × %d-token decode step's bytes over peak bandwidth.\n",
 		model.ImpliedRefChunk, model.ImpliedRefDecodeSeq, model.ImpliedRefDecodeCtx)
+	if len(*files) > 0 {
+		return nil
+	}
 	var roof []string
 	for _, g := range cat.GPUs {
 		for _, m := range cat.Models {
@@ -107,4 +126,14 @@ func profileDeployment(cat *model.Catalogue, p *model.Profile) (model.Deployment
 		return model.Deployment{}, err
 	}
 	return model.Deployment{GPU: g, Model: m, TP: p.TP, Quant: p.Quant, KVDtypeBytes: 2, GPUMemoryUtilization: 0.9}, nil
+}
+
+// readProfileFile reads and validates one profile JSON file.
+func readProfileFile(name string) (*model.Profile, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("--profile: %w", err)
+	}
+	defer f.Close()
+	return model.ReadProfile(f, name)
 }
