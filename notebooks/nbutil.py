@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 
 import matplotlib as mpl
+import pandas as pd
 from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -68,6 +69,14 @@ def outdir(name):
         shutil.rmtree(d)
     d.mkdir(parents=True)
     return d
+
+
+def occupancy(starts_ns, ends_ns):
+    """How many intervals [start, end) are open over time: the times (s) at
+    which the count changes and the count from each on."""
+    ev = pd.concat([pd.Series(1, index=starts_ns), pd.Series(-1, index=ends_ns)]).sort_index()
+    c = ev.groupby(level=0).sum().cumsum()
+    return c.index.values / 1e9, c.values
 
 
 def printed(text):
