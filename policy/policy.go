@@ -10,6 +10,10 @@ type Request struct {
 	// Blocks are the chained hashes of the prompt's full KV blocks at the
 	// workers' block size.
 	Blocks []uint64
+	// Session is the conversation the request belongs to (a trace's
+	// session_id, a closed-loop user); "" = none. Session-affinity routers
+	// hash it, as production-stack hashes its --session-key header.
+	Session string
 	// Parked is true when the request is being retried from the router
 	// queue rather than arriving.
 	Parked bool
@@ -47,6 +51,13 @@ type View interface {
 	// QueuedISLTokens is the sum of the full input lengths of the requests
 	// parked at the router.
 	QueuedISLTokens() int
+	// EngineWaiting is the waiting-queue length w last published (vLLM's
+	// num_requests_waiting, stale by the metrics lag); 0 unless the
+	// policy's registry entry asks for engine metrics.
+	EngineWaiting(w int) int
+	// Now is the router's clock in nanoseconds since the run began: what a
+	// policy with timers (periodic eviction, sliding windows) reads.
+	Now() int64
 }
 
 // WorkerLoad is the router's picture of one worker for one request: the

@@ -31,6 +31,35 @@ type Params struct {
 
 	RouterQueueThreshold float64 `json:"router_queue_threshold"` // θ
 	MaxQueuedISLTokens   int     `json:"max_queued_isl_tokens"`  // 0 = unbounded
+
+	// SGLang model gateway, cache_aware.
+	CacheThreshold      float64 `json:"cache_threshold"`
+	BalanceAbsThreshold int     `json:"balance_abs_threshold"`
+	BalanceRelThreshold float64 `json:"balance_rel_threshold"`
+	EvictionInterval    float64 `json:"eviction_interval"` // seconds
+	MaxTreeSize         int     `json:"max_tree_size"`     // characters per worker
+
+	// llm-d / Gateway API Inference Extension endpoint picker.
+	Scorers                string `json:"scorers"`
+	LRUCapacityPerServer   int    `json:"lru_capacity_per_server"`
+	MaxPrefixBlocksToMatch int    `json:"max_prefix_blocks_to_match"`
+
+	// KubeAI PrefixHash.
+	PrefixCharLength int `json:"prefix_char_length"`
+	MeanLoadFactor   int `json:"mean_load_factor"` // percent
+	Replication      int `json:"replication"`
+
+	// vLLM production-stack.
+	RequestStatsWindow float64 `json:"request_stats_window"` // seconds
+
+	// Ray Serve PrefixCacheAffinityRouter.
+	ImbalancedThreshold int     `json:"imbalanced_threshold"`
+	MatchRateThreshold  float64 `json:"match_rate_threshold"`
+
+	// AIBrix prefix-cache.
+	PrefixCacheImbalanceAbsCount     int `json:"prefix_cache_pod_running_request_imbalance_abs_count"`
+	PrefixCacheStandardDeviationFactor int `json:"prefix_cache_standard_deviation_factor"`
+	PrefixCacheBlockNumber           int `json:"prefix_cache_block_number"`
 }
 
 // DefaultParams returns the defaults (router-notes: the v1.2-era preset),
@@ -53,7 +82,8 @@ func DefaultParams() Params {
 // Param is one policy parameter, declared once: its flag (the JSON name
 // is the same with underscores), its meaning, its default, the Params
 // field it binds (exactly one of Float, Int, String) and, for a string,
-// its allowed values. Numbers must be finite and ≥ 0. The CLI's flags,
+// its allowed values or its parser. Numbers must be finite and within
+// [Min, Max] (Max 0 = unbounded; Min defaults to 0). The CLI's flags,
 // `routesim policies`, DefaultParams and Validate all read this list.
 type Param struct {
 	Flag          string
@@ -61,6 +91,8 @@ type Param struct {
 	Default       float64 // Float and Int parameters
 	DefaultString string  // String parameters
 	Choices       []string
+	Check         func(string) error // String parameters without Choices
+	Min, Max      float64
 	Float         func(*Params) *float64
 	Int           func(*Params) *int
 	String        func(*Params) *string
@@ -98,6 +130,41 @@ var ParamList = []Param{
 		Help: "park requests while every worker has more than this × max-num-batched-tokens prefill tokens"},
 	{Flag: "max-queued-isl-tokens", Default: 0, Int: func(p *Params) *int { return &p.MaxQueuedISLTokens },
 		Help: "reject instead of parking once this many input tokens are queued (0 = unbounded)"},
+
+	{Flag: "cache-threshold", Default: 0.3, Max: 1, Float: func(p *Params) *float64 { return &p.CacheThreshold },
+		Help: "SGLang: route to the best prefix match when its match rate exceeds this, else to the smallest tree"},
+	{Flag: "balance-abs-threshold", Default: 64, Int: func(p *Params) *int { return &p.BalanceAbsThreshold },
+		Help: "SGLang: imbalanced (→ shortest queue) when max − min load exceeds this ..."},
+	{Flag: "balance-rel-threshold", Default: 1.5, Float: func(p *Params) *float64 { return &p.BalanceRelThreshold },
+		Help: "SGLang: ... and max load exceeds this × min load"},
+	{Flag: "eviction-interval", Default: 120, Float: func(p *Params) *float64 { return &p.EvictionInterval },
+		Help: "SGLang: seconds between LRU evictions of the approximate trees (0 = never)"},
+	{Flag: "max-tree-size", Default: 1 << 26, Min: 1, Int: func(p *Params) *int { return &p.MaxTreeSize },
+		Help: "SGLang: characters each worker's approximate tree keeps after an eviction (4 per token)"},
+	{Flag: "scorers", DefaultString: "prefix-cache:3,queue:2,kv-cache-utilization:2", Check: checkScorers, String: func(p *Params) *string { return &p.Scorers },
+		Help: "llm-d: weighted scorers NAME:WEIGHT,… of " + strings.Join(scorerNames, ", ")},
+	{Flag: "lru-capacity-per-server", Default: 31250, Min: 1, Int: func(p *Params) *int { return &p.LRUCapacityPerServer },
+		Help: "llm-d prefix-cache scorer: 16-token blocks remembered per worker (LRU)"},
+	{Flag: "max-prefix-blocks-to-match", Default: 256, Min: 1, Int: func(p *Params) *int { return &p.MaxPrefixBlocksToMatch },
+		Help: "llm-d prefix scorers: 16-token prompt blocks considered at most"},
+	{Flag: "prefix-char-length", Default: 100, Min: 1, Int: func(p *Params) *int { return &p.PrefixCharLength },
+		Help: "KubeAI PrefixHash: leading prompt characters hashed (4 per token)"},
+	{Flag: "mean-load-factor", Default: 125, Min: 100, Int: func(p *Params) *int { return &p.MeanLoadFactor },
+		Help: "KubeAI PrefixHash: a worker may carry at most this % of the mean in-flight load"},
+	{Flag: "replication", Default: 256, Min: 1, Max: 1 << 16, Int: func(p *Params) *int { return &p.Replication },
+		Help: "KubeAI PrefixHash: points per worker on the hash ring"},
+	{Flag: "request-stats-window", Default: 60, Min: 1e-9, Float: func(p *Params) *float64 { return &p.RequestStatsWindow },
+		Help: "production-stack: sliding window (s) of the QPS that routes session-less requests"},
+	{Flag: "imbalanced-threshold", Default: 10, Int: func(p *Params) *int { return &p.ImbalancedThreshold },
+		Help: "Ray Serve: imbalanced (→ power of two) when max − min queue length exceeds this"},
+	{Flag: "match-rate-threshold", Default: 0.1, Max: 1, Float: func(p *Params) *float64 { return &p.MatchRateThreshold },
+		Help: "Ray Serve: below this prefix match rate, route to the smallest trees"},
+	{Flag: "prefix-cache-pod-running-request-imbalance-abs-count", Default: 8, Int: func(p *Params) *int { return &p.PrefixCacheImbalanceAbsCount },
+		Help: "AIBrix: imbalanced (→ least request) when max − min running requests exceeds this"},
+	{Flag: "prefix-cache-standard-deviation-factor", Default: 1, Int: func(p *Params) *int { return &p.PrefixCacheStandardDeviationFactor },
+		Help: "AIBrix: a matched worker is used only if its running requests ≤ mean + this × std dev"},
+	{Flag: "prefix-cache-block-number", Default: 200000, Min: 1, Int: func(p *Params) *int { return &p.PrefixCacheBlockNumber },
+		Help: "AIBrix: prefix blocks the router's hash table keeps (LRU)"},
 }
 
 // Validate reports every problem at once, naming each parameter by its
@@ -113,8 +180,15 @@ func (p Params) Validate() error {
 			} else {
 				v = float64(*d.Int(&p))
 			}
-			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-				errs = append(errs, inputerr.Fieldf(d.Field(), "%g must be a finite number ≥ 0", v))
+			switch {
+			case math.IsNaN(v) || math.IsInf(v, 0) || v < d.Min:
+				errs = append(errs, inputerr.Fieldf(d.Field(), "%g must be a finite number ≥ %g", v, d.Min))
+			case d.Max > 0 && v > d.Max:
+				errs = append(errs, inputerr.Fieldf(d.Field(), "%g must be at most %g", v, d.Max))
+			}
+		case d.Check != nil:
+			if err := d.Check(*d.String(&p)); err != nil {
+				errs = append(errs, inputerr.Fieldf(d.Field(), "%v", err))
 			}
 		default:
 			if v := *d.String(&p); !slices.Contains(d.Choices, v) {
@@ -134,10 +208,10 @@ var RouterFlags = []string{"kv-event-lag", "metrics-lag"}
 // parameters (Uses), then the router settings it observes.
 func (e Entry) Reads() []string {
 	out := append([]string(nil), e.Uses...)
-	if slices.Contains(e.Uses, "busy-signal") {
+	if slices.Contains(e.Uses, "busy-signal") || e.EngineMetrics {
 		out = append(out, "metrics-lag")
 	}
-	if e.KVAware {
+	if e.KVAware || e.KVAwareWhen != nil {
 		out = append(out, "kv-event-lag")
 	}
 	return out
@@ -149,12 +223,25 @@ type Factory func(p Params) Policy
 // Entry describes one registered policy.
 type Entry struct {
 	Summary string
+	// Source is the upstream code the policy follows: repository, tag or
+	// commit, and file.
+	Source string
 	// Uses lists the ParamList flags the policy reads.
 	Uses []string
 	// KVAware policies need the router's block bookkeeping and KV events.
 	KVAware bool
-	New     Factory
+	// KVAwareWhen, if set, makes the policy KV-aware for some parameter
+	// values only (llm-d with its precise prefix scorer).
+	KVAwareWhen func(Params) bool
+	// EngineMetrics policies read the workers' published (scraped) KV
+	// usage and waiting queues, stale by the metrics lag.
+	EngineMetrics bool
+	New           Factory
 }
+
+// NeedsKV reports whether the policy, with parameters p, needs the
+// router's block bookkeeping and the workers' KV events.
+func (e Entry) NeedsKV(p Params) bool { return e.KVAware || (e.KVAwareWhen != nil && e.KVAwareWhen(p)) }
 
 var kvParams = []string{"overlap-score-credit", "prefill-load-scale", "router-temperature"}
 
@@ -164,6 +251,73 @@ func newKV(p Params) *KV {
 
 // registry is the one list of policies; nothing else names them.
 var registry = map[string]Entry{
+	"sglang-cache-aware": {
+		Summary: "SGLang gateway cache_aware: approximate per-worker radix trees of routed prompts; best match above --cache-threshold, else smallest tree; shortest queue when loads are imbalanced",
+		Source:  "sgl-project/sglang sgl-router/src/policies/cache_aware.rs @026f853ba7ae, tree.rs; defaults sgl-router/src/main.rs @0129b029fc78",
+		Uses:    []string{"cache-threshold", "balance-abs-threshold", "balance-rel-threshold", "eviction-interval", "max-tree-size"},
+		New: func(p Params) Policy {
+			return &SGLangCacheAware{CacheThreshold: p.CacheThreshold, BalanceAbsThreshold: p.BalanceAbsThreshold, BalanceRelThreshold: p.BalanceRelThreshold,
+				EvictionInterval: int64(math.Round(p.EvictionInterval * 1e9)), MaxTreeSize: int64(p.MaxTreeSize)}
+		},
+	},
+	"llm-d": {
+		Summary: "llm-d / Inference Gateway endpoint picker: weighted scorers (approximate or precise prefix cache, scraped queue and KV utilisation), max score",
+		Source:  "kubernetes-sigs/gateway-api-inference-extension pkg/epp/scheduling/framework/plugins/multi/prefix/plugin.go @00913f9205cd, scorer/queue.go, scorer/kvcache_utilization.go; weights: the EPP's default-plugins.yaml",
+		Uses:    []string{"scorers", "lru-capacity-per-server", "max-prefix-blocks-to-match"},
+		KVAwareWhen: func(p Params) bool {
+			sc, _ := ParseScorers(p.Scorers)
+			return slices.ContainsFunc(sc, func(s Scorer) bool { return s.Name == scorerPrecise })
+		},
+		EngineMetrics: true,
+		New: func(p Params) Policy {
+			sc, _ := ParseScorers(p.Scorers)
+			return &LLMD{Rand: p.Rand, Scorers: sc, MaxPrefixTokens: p.MaxPrefixBlocksToMatch * llmdHashBlockTokens,
+				LRUCapacity: p.LRUCapacityPerServer * llmdHashBlockTokens}
+		},
+	},
+	"session-affinity": {
+		Summary: "vLLM production-stack session router: consistent hash of the session; session-less requests to the lowest QPS",
+		Source:  "vllm-project/production-stack src/vllm_router/routers/routing_logic.py @008a23bd4837 (SessionRouter)",
+		Uses:    []string{"request-stats-window"},
+		New: func(p Params) Policy {
+			return &SessionAffinity{Window: int64(math.Round(p.RequestStatsWindow * 1e9))}
+		},
+	},
+	"prefix-aware": {
+		Summary: "vLLM production-stack prefix-aware router: trie of routed prompts, random among the longest match, no load signal",
+		Source:  "vllm-project/production-stack src/vllm_router/routers/routing_logic.py @008a23bd4837 (PrefixAwareRouter), prefix/hashtrie.py @35e4ad377d6e",
+		New:     func(p Params) Policy { return &PrefixAware{Rand: p.Rand} },
+	},
+	"prefix-hash": {
+		Summary: "KubeAI PrefixHash: consistent hashing with bounded loads (CHWBL) on the prompt's first characters",
+		Source:  "substratusai/kubeai internal/loadbalancer/balance_chwbl.go; defaults api/v1/model_types.go (PrefixHash)",
+		Uses:    []string{"prefix-char-length", "mean-load-factor", "replication"},
+		New: func(p Params) Policy {
+			return &PrefixHash{PrefixCharLength: p.PrefixCharLength, MeanLoadFactor: float64(p.MeanLoadFactor) / 100, Replication: p.Replication}
+		},
+	},
+	"ray-prefix-affinity": {
+		Summary: "Ray Serve PrefixCacheAffinityRouter: prefix tree of routed prompts when queues are balanced, power of two otherwise",
+		Source:  "ray-project/ray python/ray/llm/_internal/serve/request_router/prefix_aware/prefix_aware_router.py",
+		Uses:    []string{"imbalanced-threshold", "match-rate-threshold"},
+		New: func(p Params) Policy {
+			return &RayPrefixAffinity{Rand: p.Rand, ImbalancedThreshold: p.ImbalancedThreshold, MatchRateThreshold: p.MatchRateThreshold}
+		},
+	},
+	"aibrix-least-request": {
+		Summary: "AIBrix least-request: the pod with the fewest running requests (random tie-break); the algorithm of least-loaded",
+		Source:  "vllm-project/aibrix pkg/plugins/gateway/algorithms/least_request.go",
+		New:     func(p Params) Policy { return &LeastLoaded{Rand: p.Rand} },
+	},
+	"aibrix-prefix-cache": {
+		Summary: "AIBrix prefix-cache: hash table of routed prompt blocks; best match within mean + k·σ running requests, least request otherwise",
+		Source:  "vllm-project/aibrix pkg/plugins/gateway/algorithms/prefix_cache.go @429c45e90fb4, pkg/utils/prefixcacheindexer",
+		Uses:    []string{"prefix-cache-pod-running-request-imbalance-abs-count", "prefix-cache-standard-deviation-factor", "prefix-cache-block-number"},
+		New: func(p Params) Policy {
+			return &AIBrixPrefixCache{Rand: p.Rand, ImbalanceAbsCount: p.PrefixCacheImbalanceAbsCount, StdDevFactor: float64(p.PrefixCacheStandardDeviationFactor),
+				CapacityTokens: p.PrefixCacheBlockNumber * aibrixBlockTokens}
+		},
+	},
 	"round-robin": {
 		Summary: "next worker in rotation; never rejects, never consults load (Dynamo --router-mode round-robin)",
 		New:     func(Params) Policy { return &RoundRobin{} },
@@ -177,7 +331,7 @@ var registry = map[string]Entry{
 		New:     func(p Params) Policy { return &LeastLoaded{Rand: p.Rand} },
 	},
 	"power-of-two": {
-		Summary: "fewer in flight of two workers drawn at random",
+		Summary: "fewer in flight of two workers drawn at random (Ray Serve's default request router)",
 		New:     func(p Params) Policy { return &PowerOfTwo{Rand: p.Rand} },
 	},
 	"kv": {

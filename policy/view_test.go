@@ -9,11 +9,13 @@ type fakeView struct {
 	inFlight, prefill, active, newBlocks  []int
 	overlap, capacity, engineUsed, budget []int
 	queued                                int
+	waiting                               []int
+	now                                   int64
 }
 
 func newFakeView(n int) *fakeView {
 	v := &fakeView{block: 64}
-	for _, s := range []*[]int{&v.inFlight, &v.prefill, &v.active, &v.newBlocks, &v.overlap, &v.capacity, &v.engineUsed, &v.budget} {
+	for _, s := range []*[]int{&v.inFlight, &v.prefill, &v.active, &v.newBlocks, &v.overlap, &v.capacity, &v.engineUsed, &v.budget, &v.waiting} {
 		*s = make([]int, n)
 	}
 	for w := 0; w < n; w++ {
@@ -33,6 +35,8 @@ func (v *fakeView) KVCapacity(w int) int            { return v.capacity[w] }
 func (v *fakeView) EngineKVUsed(w int) int          { return v.engineUsed[w] }
 func (v *fakeView) MaxNumBatchedTokens(w int) int   { return v.budget[w] }
 func (v *fakeView) QueuedISLTokens() int            { return v.queued }
+func (v *fakeView) EngineWaiting(w int) int         { return v.waiting[w] }
+func (v *fakeView) Now() int64                      { return v.now }
 func testRand(seed uint64) *rand.Rand               { return rand.New(rand.NewPCG(seed, 0)) }
 func params(seed uint64) Params                     { p := DefaultParams(); p.Rand = testRand(seed); return p }
 func mustNew(name string, p Params) Policy {

@@ -327,7 +327,7 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	}
 	cfg := sim.Config{Pools: sim.Single(s.N, wc, prof), Seed: s.Seed, CheckInvariants: s.CheckInvariants,
 		Router: sim.RouterConfig{
-			KVAware: entry.KVAware, EngineSignal: s.Policies.BusySignal == "engine",
+			KVAware: entry.NeedsKV(s.Policies), EngineSignal: s.Policies.BusySignal == "engine" || entry.EngineMetrics,
 			KVEventLag: sim.Time(s.KVEventLag), MetricsLag: sim.Time(s.MetricsLag),
 			Retries: s.Retry, RetryBackoff: sim.Time(s.RetryBackoff), Timeout: sim.Time(math.Round(s.RequestTimeoutS * 1e9)),
 			OverloadCode: overloadCode(s.DynamoVersion),

@@ -175,7 +175,7 @@ func (c *cluster) startStep(w *worker) {
 		return
 	}
 	b := w.schedule()
-	c.rt.publishUsage(w.id, c.eng.Now(), w.kv.Used())
+	c.rt.publishUsage(w.id, c.eng.Now(), w.kv.Used(), w.numWaiting())
 	if len(w.sched) == 0 {
 		return
 	}

@@ -40,7 +40,7 @@ func (c *cluster) submit(i int32) {
 // decide asks the policy about request i and reports the decision.
 func (c *cluster) decide(i int32, parked bool) policy.Decision {
 	r := c.reqs.at(i)
-	c.preq = policy.Request{ID: int(i), InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens, Blocks: r.prompt(), Parked: parked}
+	c.preq = policy.Request{ID: int(i), InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens, Blocks: r.prompt(), Session: r.job.Session, Parked: parked}
 	d := c.pol.Route(&c.preq, c.rt)
 	if c.cfg.Decisions != nil {
 		c.cfg.Decisions.Decision(c.eng.Now(), int(i), len(r.attempts)+1, d)

@@ -23,7 +23,7 @@ type router struct {
 	storedVer  uint64       // bumped by every change to stored
 	scan       *prefixScan  // NewBlocks of the blocks last asked about
 	overlaps   *overlapScan // Overlap of the blocks last asked about
-	engine     []engineFeed // published KV usage (engine signal only)
+	engine     []engineFeed // published KV usage and queues (engine signal only)
 	now        func() Time
 	metricsLag Time
 
@@ -39,8 +39,9 @@ type RouterConfig struct {
 	// KVAware turns on block bookkeeping and the prefix index that KV
 	// policies read.
 	KVAware bool
-	// EngineSignal keeps the workers' published KV usage (for a busy check
-	// on the engine's numbers).
+	// EngineSignal keeps the workers' published KV usage and waiting
+	// queues (a busy check on the engine's numbers, scraped-metrics
+	// scorers).
 	EngineSignal bool
 	// KVEventLag delays the workers' block stored/removed events.
 	KVEventLag Time
@@ -66,15 +67,18 @@ type kvEvent struct {
 	hash   uint64
 }
 
-// engineFeed is one worker's published KV usage as the router sees it.
+// engineFeed is one worker's published metrics as the router sees them.
 type engineFeed struct {
-	visible int
+	visible usageSample
 	queue   []usageSample // published, not yet visible
 }
 
+// usageSample is what a worker publishes at a step: its KV blocks in use
+// and its waiting queue (vLLM's gpu_cache_usage and num_requests_waiting).
 type usageSample struct {
-	at   Time
-	used int
+	at      Time
+	used    int
+	waiting int
 }
 
 func newRouter(workers []*worker, rc RouterConfig, now func() Time) *router {
@@ -192,31 +196,43 @@ func (r *router) Loads(blocks []uint64, dst []policy.WorkerLoad) []policy.Worker
 
 // EngineKVUsed implements policy.View: the newest usage published at least
 // MetricsLag ago.
-func (r *router) EngineKVUsed(w int) int {
+func (r *router) EngineKVUsed(w int) int { return r.published(w).used }
+
+// EngineWaiting implements policy.View: the waiting queue published at
+// least MetricsLag ago.
+func (r *router) EngineWaiting(w int) int { return r.published(w).waiting }
+
+// Now implements policy.View.
+func (r *router) Now() int64 { return int64(r.now()) }
+
+// published is worker w's newest sample published at least MetricsLag ago
+// (zero without the engine feed).
+func (r *router) published(w int) usageSample {
 	if r.engine == nil {
-		return 0
+		return usageSample{}
 	}
 	f := &r.engine[w]
 	cut := r.now() - r.metricsLag
 	i := 0
 	for ; i < len(f.queue) && f.queue[i].at <= cut; i++ {
-		f.visible = f.queue[i].used
+		f.visible = f.queue[i]
 	}
 	f.queue = f.queue[:copy(f.queue, f.queue[i:])]
 	return f.visible
 }
 
-// publishUsage records a worker's KV usage as published at time at.
-func (r *router) publishUsage(w int, at Time, used int) {
+// publishUsage records a worker's KV usage and waiting queue as published
+// at time at.
+func (r *router) publishUsage(w int, at Time, used, waiting int) {
 	if r.engine == nil {
 		return
 	}
 	f := &r.engine[w]
 	if n := len(f.queue); n > 0 && f.queue[n-1].at == at {
-		f.queue[n-1].used = used
+		f.queue[n-1].used, f.queue[n-1].waiting = used, waiting
 		return
 	}
-	f.queue = append(f.queue, usageSample{at, used})
+	f.queue = append(f.queue, usageSample{at, used, waiting})
 }
 
 // book records a dispatch: the request's uncached prompt tokens and its

@@ -30,6 +30,9 @@ func policiesCmd(args []string, stdout, stderr io.Writer) error {
 	for _, name := range policy.Names() {
 		e, _ := policy.Lookup(name)
 		fmt.Fprintf(&b, "\n%s\n    %s\n", name, e.Summary)
+		if e.Source != "" {
+			fmt.Fprintf(&b, "    source: %s\n", e.Source)
+		}
 		for _, u := range e.Uses {
 			d := docs[u]
 			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", u, d.DefaultText(), d.Help)
@@ -46,6 +49,6 @@ func policiesCmd(args []string, stdout, stderr io.Writer) error {
 // routerFlagDocs describes the router settings policy.Entry.Reads names
 // (default, meaning) for the policy list.
 var routerFlagDocs = map[string][2]string{
-	"metrics-lag":  {"1ms", "delay of the workers' published KV usage (engine busy signal)"},
+	"metrics-lag":  {"1ms", "delay of the workers' published KV usage and waiting queues (engine metrics)"},
 	"kv-event-lag": {"0s", "delay of KV stored/removed events reaching the router"},
 }

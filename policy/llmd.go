@@ -1,0 +1,202 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// llm-d's endpoint picker is the Gateway API Inference Extension's
+// scheduler (kubernetes-sigs/gateway-api-inference-extension at
+// 00913f9205cd): each scorer gives every worker a value in [0, 1], the
+// profile sums them with weights, and the max-score picker takes the
+// highest (a uniform draw among equal totals, as it shuffles first). The
+// default profile (the EPP's default-plugins.yaml) weighs prefix-cache 3,
+// queue 2, kv-cache-utilization 2.
+const (
+	scorerPrefix  = "prefix-cache"         // approximate, from routed prompts (multi/prefix/plugin.go)
+	scorerPrecise = "precise-prefix-cache" // from the engines' KV events (llm-d kv-cache-manager)
+	scorerQueue   = "queue"                // scraped num_requests_waiting (scorer/queue.go)
+	scorerKVUtil  = "kv-cache-utilization" // 1 − scraped KV usage (scorer/kvcache_utilization.go)
+)
+
+var scorerNames = []string{scorerPrefix, scorerPrecise, scorerQueue, scorerKVUtil}
+
+// llmdHashBlockTokens is the prefix plugin's hash block: 64 characters,
+// "vLLM default token block size is 16" at 4 characters per token.
+const llmdHashBlockTokens = 16
+
+// Scorer is one weighted llm-d scorer.
+type Scorer struct {
+	Name   string
+	Weight float64
+}
+
+// ParseScorers reads NAME:WEIGHT,… (a bare NAME weighs 1, as the EPP's
+// default weight).
+func ParseScorers(s string) ([]Scorer, error) {
+	var out []Scorer
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, weight, hasWeight := strings.Cut(part, ":")
+		if !slices.Contains(scorerNames, name) {
+			return nil, fmt.Errorf("unknown scorer %q (known: %s)", name, strings.Join(scorerNames, ", "))
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("scorer %q given twice", name)
+		}
+		seen[name] = true
+		w := 1.0
+		if hasWeight {
+			v, err := strconv.ParseFloat(weight, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return nil, fmt.Errorf("scorer %q: weight %q must be a finite number ≥ 0", name, weight)
+			}
+			w = v
+		}
+		out = append(out, Scorer{name, w})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no scorer in %q", s)
+	}
+	return out, nil
+}
+
+func checkScorers(s string) error { _, err := ParseScorers(s); return err }
+
+// modelHash stands for the model name the prefix plugin hashes first.
+const modelHash uint64 = 0x6c6c6d2d64 // "llm-d"
+
+// LLMD is llm-d's weighted-scorer endpoint picker. The approximate
+// prefix-cache scorer hashes the prompt's first MaxPrefixTokens (the
+// model's hash, then its blocks), counts for each worker the leading
+// hashes its LRU of routed prompts holds (LRUCapacity blocks per worker)
+// and scores count/total; the precise scorer reads the router's
+// KV-event index and scores overlap/max overlap. The queue and
+// kv-cache-utilization scorers read the workers' scraped metrics (stale by
+// --metrics-lag; upstream scrapes every 50 ms).
+//
+// The prefix blocks are the workers' KV blocks (upstream: 64-character
+// blocks), so lengths are converted by tokens: MaxPrefixTokens = 256 × 16
+// and LRUCapacity = 31,250 × 16 tokens' worth of blocks by default.
+type LLMD struct {
+	Rand            *rand.Rand
+	Scorers         []Scorer
+	MaxPrefixTokens int
+	LRUCapacity     int // tokens per worker
+
+	index   *lruIndex
+	scores  []float64
+	matched []int
+	hashes  []uint64
+}
+
+// Route sums the weighted scores and picks the maximum.
+func (p *LLMD) Route(r *Request, v View) Decision {
+	n, bs := v.NumWorkers(), v.BlockSize()
+	if p.index == nil {
+		p.index = newLRUIndex(n, max(p.LRUCapacity/bs, 1)+1)
+		p.matched = make([]int, n)
+	}
+	p.scores = slices.Grow(p.scores[:0], n)[:n]
+	clear(p.scores)
+	blocks := r.Blocks[:min(len(r.Blocks), p.MaxPrefixTokens/bs)]
+	p.hashes = p.hashes[:0]
+	if len(blocks) > 0 {
+		p.hashes = append(append(p.hashes, modelHash), blocks...)
+	}
+	for _, s := range p.Scorers {
+		switch s.Name {
+		case scorerPrefix:
+			p.prefixScores(s.Weight)
+		case scorerPrecise:
+			best := 0
+			for w := 0; w < n; w++ {
+				p.matched[w] = v.Overlap(w, blocks)
+				best = max(best, p.matched[w])
+			}
+			for w := 0; w < n && best > 0; w++ {
+				p.scores[w] += s.Weight * float64(p.matched[w]) / float64(best)
+			}
+		case scorerQueue:
+			lo, hi := math.MaxInt, math.MinInt
+			for w := 0; w < n; w++ {
+				q := v.EngineWaiting(w)
+				lo, hi = min(lo, q), max(hi, q)
+			}
+			for w := 0; w < n; w++ {
+				score := 1.0
+				if hi > lo {
+					score = float64(hi-v.EngineWaiting(w)) / float64(hi-lo)
+				}
+				p.scores[w] += s.Weight * score
+			}
+		case scorerKVUtil:
+			for w := 0; w < n; w++ {
+				if c := v.KVCapacity(w); c > 0 {
+					p.scores[w] += s.Weight * (1 - float64(v.EngineKVUsed(w))/float64(c))
+				}
+			}
+		}
+	}
+	w := argmax(p.scores, p.Rand)
+	if len(p.hashes) > 0 {
+		p.index.add(p.hashes, w)
+	}
+	return Decision{Worker: w, Reason: "max weighted score", Scores: negated(p.scores)}
+}
+
+// prefixScores adds weight × (leading hashes held / hashes) per worker:
+// hashes are walked from the first while any worker holds one, each
+// holder counting it (multi/prefix/plugin.go matchLongestPrefix).
+func (p *LLMD) prefixScores(weight float64) {
+	if len(p.hashes) == 0 {
+		return
+	}
+	clear(p.matched)
+	for _, h := range p.hashes {
+		holders := p.index.get(h)
+		if len(holders) == 0 {
+			break
+		}
+		for _, w := range holders {
+			p.matched[w]++
+		}
+	}
+	for w, m := range p.matched {
+		p.scores[w] += weight * float64(m) / float64(len(p.hashes))
+	}
+}
+
+// argmax returns the index of the largest score, uniform among ties.
+func argmax(scores []float64, rng *rand.Rand) int {
+	best, ties := 0, 0
+	for i, s := range scores {
+		switch {
+		case i == 0 || s > scores[best]:
+			best, ties = i, 1
+		case s == scores[best]:
+			ties++
+			if rng.IntN(ties) == 0 {
+				best = i
+			}
+		}
+	}
+	return best
+}
+
+// negated turns higher-is-better scores into Decision's lower-is-better
+// costs, in place.
+func negated(s []float64) []float64 {
+	for i := range s {
+		s[i] = -s[i]
+	}
+	return s
+}

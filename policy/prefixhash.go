@@ -1,0 +1,129 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+)
+
+// PrefixHash is KubeAI's PrefixHash load balancing: consistent hashing
+// with bounded loads (CHWBL) on a hash of the prompt's first
+// PrefixCharLength characters (substratusai/kubeai,
+// internal/loadbalancer/balance_chwbl.go; defaults from api/v1/model_types.go:
+// meanLoadFactor 125, replication 256, prefixCharLength 100). Each worker
+// sits Replication times on a ring; a request walks the ring clockwise from
+// its key's hash and takes the first worker whose in-flight load, with
+// this request, stays within MeanLoadFactor % of the mean load with this
+// request; if none does, the first worker met.
+//
+// routesim hashes the prompt block that covers the first
+// PrefixCharLength/CharsPerToken tokens (its chained hash names the whole
+// prefix); a prompt without a full block is keyed by its request ID, as
+// distinct text would be. Ring positions come from routesim's hash of the
+// worker index, not xxhash of pod names.
+type PrefixHash struct {
+	PrefixCharLength int
+	MeanLoadFactor   float64 // e.g. 1.25
+	Replication      int
+
+	ring []ringPoint
+}
+
+type ringPoint struct {
+	hash uint64
+	w    int32
+}
+
+// Route walks the ring from the prompt's key.
+func (p *PrefixHash) Route(r *Request, v View) Decision {
+	n := v.NumWorkers()
+	if p.ring == nil {
+		p.ring = buildRing(n, p.Replication, 0x6b75626561690000) // "kubeai"
+	}
+	key := mix64(0x7072656669780000, uint64(r.ID)) // no full block: distinct text
+	if len(r.Blocks) > 0 {
+		tokens := (p.PrefixCharLength + CharsPerToken - 1) / CharsPerToken
+		k := min((tokens+v.BlockSize()-1)/v.BlockSize(), len(r.Blocks))
+		key = r.Blocks[k-1]
+	}
+	total := 0
+	for w := 0; w < n; w++ {
+		total += v.InFlight(w)
+	}
+	start := ringSearch(p.ring, key)
+	for i := range p.ring {
+		w := int(p.ring[(start+i)%len(p.ring)].w)
+		if loadOK(v.InFlight(w), total, n, p.MeanLoadFactor) {
+			return Decision{Worker: w, Reason: fmt.Sprintf("ring: %d points past the key", i)}
+		}
+	}
+	w := int(p.ring[start].w)
+	return Decision{Worker: w, Reason: "ring: every worker over the load bound, first one"}
+}
+
+// loadOK is CHWBL's bound: with the new request counted, the worker's
+// load may not exceed factor × the mean load (chwblLoadOK).
+func loadOK(load, total, n int, factor float64) bool {
+	if total == 0 {
+		return true
+	}
+	return float64(load)+1 <= float64(total+1)/float64(n)*factor
+}
+
+// buildRing places replicas points per worker, sorted by hash.
+func buildRing(n, replicas int, seed uint64) []ringPoint {
+	ring := make([]ringPoint, 0, n*replicas)
+	for w := 0; w < n; w++ {
+		for k := 0; k < replicas; k++ {
+			ring = append(ring, ringPoint{mix64(mix64(seed, uint64(w)+1), uint64(k)+1), int32(w)})
+		}
+	}
+	slices.SortFunc(ring, func(a, b ringPoint) int {
+		switch {
+		case a.hash < b.hash:
+			return -1
+		case a.hash > b.hash:
+			return 1
+		}
+		return int(a.w - b.w)
+	})
+	return ring
+}
+
+// ringSearch returns the first point at or after h, wrapping around.
+func ringSearch(ring []ringPoint, h uint64) int {
+	i, _ := slices.BinarySearchFunc(ring, h, func(p ringPoint, h uint64) int {
+		switch {
+		case p.hash < h:
+			return -1
+		case p.hash > h:
+			return 1
+		}
+		return 0
+	})
+	if i == len(ring) {
+		return 0
+	}
+	return i
+}
+
+// mix64 combines a hash with a value (splitmix64's finaliser), the same
+// mixing routesim chains block hashes with.
+func mix64(h, v uint64) uint64 {
+	x := h ^ (v + 0x9e3779b97f4a7c15 + h<<6 + h>>2)
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// stringHash is FNV-1a of s.
+func stringHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}

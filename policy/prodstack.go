@@ -1,0 +1,146 @@
+package policy
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// vLLM production-stack's router (vllm-project/production-stack,
+// src/vllm_router/routers/routing_logic.py at 008a23bd4837, trie in
+// src/vllm_router/prefix/hashtrie.py at 35e4ad377d6e).
+
+// SessionAffinity is production-stack's session router: a request with a
+// session goes to the worker its session hashes to on a consistent-hash
+// ring (uhashring's 160 points per node); one without goes to the
+// worker with the lowest QPS over the last Window, a worker never sent a
+// request first (_qps_routing). routesim's session is the trace's
+// session_id or the closed-loop user; ring positions use routesim's hash,
+// not uhashring's md5.
+type SessionAffinity struct {
+	Window int64 // ns
+
+	ring  []ringPoint
+	sent  [][]int64 // per worker, dispatch times inside the window, oldest first
+	heads []int
+	ever  []bool
+}
+
+// sessionRingPoints is uhashring's default: 40 vnodes × 4 ketama replicas.
+const sessionRingPoints = 160
+
+// Route hashes the session or falls back to the lowest QPS.
+func (p *SessionAffinity) Route(r *Request, v View) Decision {
+	n := v.NumWorkers()
+	if p.ring == nil {
+		p.ring = buildRing(n, sessionRingPoints, 0x73657373696f6e00) // "session"
+		p.sent, p.heads, p.ever = make([][]int64, n), make([]int, n), make([]bool, n)
+	}
+	now := v.Now()
+	var w int
+	var reason string
+	if r.Session != "" {
+		w = int(p.ring[ringSearch(p.ring, stringHash(r.Session))].w)
+		reason = "session hash ring"
+	} else {
+		w, reason = p.lowestQPS(n, now)
+	}
+	p.sent[w] = append(p.sent[w], now)
+	p.ever[w] = true
+	return Decision{Worker: w, Reason: reason}
+}
+
+// lowestQPS is _qps_routing: the first worker never sent a request, else
+// the first with the fewest dispatches in the window.
+func (p *SessionAffinity) lowestQPS(n int, now int64) (int, string) {
+	best, bestCount := -1, 0
+	for w := 0; w < n; w++ {
+		if !p.ever[w] {
+			return w, "no session: a worker without requests"
+		}
+		s := p.sent[w]
+		h := p.heads[w]
+		for h < len(s) && s[h] <= now-p.Window {
+			h++
+		}
+		if h > 1024 && h > len(s)/2 {
+			s = append(s[:0], s[h:]...)
+			h = 0
+			p.sent[w] = s
+		}
+		p.heads[w] = h
+		if c := len(s) - h; best < 0 || c < bestCount {
+			best, bestCount = w, c
+		}
+	}
+	return best, fmt.Sprintf("no session: lowest QPS (%.3g/s)", float64(bestCount)/(float64(p.Window)/1e9))
+}
+
+// PrefixAware is production-stack's prefix-aware router: a trie of the
+// prompts it routed (chunk hashes → the workers sent each prefix), never
+// evicted. A request walks its chunks while some worker sent the prefix so
+// far, narrowing the candidates to those workers, then goes to one of them
+// at random (all workers when nothing matched); its prompt is then
+// recorded for the chosen worker. routesim's chunks are the workers' KV
+// blocks (upstream: 128 characters).
+type PrefixAware struct {
+	Rand *rand.Rand
+
+	trie map[uint64]workerSet
+	cand []int
+	next []int
+}
+
+// Route follows the longest recorded prefix.
+func (p *PrefixAware) Route(r *Request, v View) Decision {
+	n := v.NumWorkers()
+	if p.trie == nil {
+		p.trie = map[uint64]workerSet{}
+	}
+	p.cand = p.cand[:0]
+	for w := 0; w < n; w++ {
+		p.cand = append(p.cand, w)
+	}
+	matched := 0
+	for _, h := range r.Blocks {
+		set, ok := p.trie[h]
+		if !ok {
+			break
+		}
+		p.next = p.next[:0]
+		for _, w := range p.cand {
+			if set.has(w) {
+				p.next = append(p.next, w)
+			}
+		}
+		if len(p.next) == 0 {
+			break
+		}
+		p.cand, p.next = p.next, p.cand
+		matched++
+	}
+	w := p.cand[p.Rand.IntN(len(p.cand))]
+	for _, h := range r.Blocks {
+		set := p.trie[h]
+		set.add(w)
+		p.trie[h] = set
+	}
+	return Decision{Worker: w, Reason: fmt.Sprintf("longest prefix: %d blocks, %d candidates", matched, len(p.cand))}
+}
+
+// workerSet is a small set of workers (a trie node's endpoints).
+type workerSet []int32
+
+func (s workerSet) has(w int) bool {
+	for _, x := range s {
+		if x == int32(w) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *workerSet) add(w int) {
+	if !s.has(w) {
+		*s = append(*s, int32(w))
+	}
+}
