@@ -57,9 +57,9 @@ type Params struct {
 	MatchRateThreshold  float64 `json:"match_rate_threshold"`
 
 	// AIBrix prefix-cache.
-	PrefixCacheImbalanceAbsCount     int `json:"prefix_cache_pod_running_request_imbalance_abs_count"`
+	PrefixCacheImbalanceAbsCount       int `json:"prefix_cache_pod_running_request_imbalance_abs_count"`
 	PrefixCacheStandardDeviationFactor int `json:"prefix_cache_standard_deviation_factor"`
-	PrefixCacheBlockNumber           int `json:"prefix_cache_block_number"`
+	PrefixCacheBlockNumber             int `json:"prefix_cache_block_number"`
 }
 
 // DefaultParams returns the defaults (router-notes: the v1.2-era preset),
