@@ -102,7 +102,7 @@ type LLMD struct {
 func (p *LLMD) Route(r *Request, v View) Decision {
 	n, bs := v.NumWorkers(), v.BlockSize()
 	if p.index == nil {
-		p.index = newLRUIndex(n, max(p.LRUCapacity/bs, 1)+1)
+		p.index = newLRUIndex(n, max(p.LRUCapacity/bs, 1))
 		p.matched = make([]int, n)
 	}
 	p.scores = slices.Grow(p.scores[:0], n)[:n]
