@@ -216,3 +216,13 @@ func meanStd(x []float64) (float64, float64) {
 	}
 	return mean, math.Sqrt(ss / float64(len(x)))
 }
+
+// Believed implements Believer: the leading blocks the table holds for w.
+func (p *AIBrixPrefixCache) Believed(w int, blocks []uint64) int {
+	for i, h := range blocks {
+		if b, ok := p.blocks[h]; !ok || !slices.Contains(b.pods, int32(w)) {
+			return i
+		}
+	}
+	return len(blocks)
+}

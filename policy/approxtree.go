@@ -211,3 +211,15 @@ func (h *leafHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return e
 }
+
+// held counts the leading blocks worker w was sent (and still has in the
+// tree).
+func (t *approxTree) held(w int, blocks []uint64) int {
+	for i, h := range blocks {
+		n, ok := t.index[h]
+		if !ok || t.mark(n, w) == nil {
+			return i
+		}
+	}
+	return len(blocks)
+}

@@ -200,3 +200,21 @@ func negated(s []float64) []float64 {
 	}
 	return s
 }
+
+// Believed implements Believer: the leading prompt blocks in w's LRU of
+// routed prompts (with the model's hash before them).
+func (p *LLMD) Believed(w int, blocks []uint64) int {
+	if p.index == nil {
+		return 0
+	}
+	l := &p.index.lrus[w]
+	if _, ok := l.slot[modelHash]; !ok {
+		return 0
+	}
+	for i, h := range blocks {
+		if _, ok := l.slot[h]; !ok {
+			return i
+		}
+	}
+	return len(blocks)
+}

@@ -158,3 +158,12 @@ type Func func(r *Request, v View) Decision
 
 // Route calls f.
 func (f Func) Route(r *Request, v View) Decision { return f(r, v) }
+
+// Believer is a policy that keeps its own picture of the workers' caches
+// (an approximate index of the prompts it routed, as SGLang's, Ray's,
+// llm-d's, AIBrix's and production-stack's routers do). Believed is the
+// number of leading blocks it thinks worker w holds: what the policy acts
+// on, to set against what the engine really had.
+type Believer interface {
+	Believed(w int, blocks []uint64) int
+}

@@ -39,7 +39,7 @@ func (p *SessionAffinity) Route(r *Request, v View) Decision {
 	var w int
 	var reason string
 	if r.Session != "" {
-		w = int(p.ring[ringSearch(p.ring, stringHash(r.Session))].w)
+		w = int(p.ring[ringSearch(p.ring, sessionKey(r.Session))].w)
 		reason = "session hash ring"
 	} else {
 		w, reason = p.lowestQPS(n, now)
@@ -143,4 +143,18 @@ func (s *workerSet) add(w int) {
 	if !s.has(w) {
 		*s = append(*s, int32(w))
 	}
+}
+
+// sessionKey places a session on the ring: FNV-1a of its name, mixed so
+// that names differing in one character land far apart.
+func sessionKey(s string) uint64 { return mix64(stringHash(s), 0x73657373696f6e00) }
+
+// Believed implements Believer: the leading blocks the trie records for w.
+func (p *PrefixAware) Believed(w int, blocks []uint64) int {
+	for i, h := range blocks {
+		if !p.trie[h].has(w) {
+			return i
+		}
+	}
+	return len(blocks)
 }

@@ -78,3 +78,11 @@ func shortestQueue(cands []int, v View, rng *rand.Rand) int {
 	}
 	return best
 }
+
+// Believed implements Believer: the leading blocks w's tree holds.
+func (p *RayPrefixAffinity) Believed(w int, blocks []uint64) int {
+	if p.tree == nil {
+		return 0
+	}
+	return p.tree.held(w, blocks)
+}

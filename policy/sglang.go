@@ -85,3 +85,11 @@ func (p *SGLangCacheAware) Route(r *Request, v View) Decision {
 	p.tree.insert(r.Blocks, w, now)
 	return Decision{Worker: w, Reason: reason}
 }
+
+// Believed implements Believer: the leading blocks w's tree holds.
+func (p *SGLangCacheAware) Believed(w int, blocks []uint64) int {
+	if p.tree == nil {
+		return 0
+	}
+	return p.tree.held(w, blocks)
+}

@@ -229,7 +229,7 @@ func TestSessionAffinityMatchesReference(t *testing.T) {
 	var sent [4][]int64
 	ref := func(r *Request, v *fakeView) []int {
 		if r.Session != "" {
-			return ringOrder(4, 160, 0x73657373696f6e00, stringHash(r.Session))[:1]
+			return ringOrder(4, 160, 0x73657373696f6e00, sessionKey(r.Session))[:1]
 		}
 		for w := range sent {
 			if len(sent[w]) == 0 {

@@ -206,3 +206,35 @@ func TestAIBrixPrefixCacheWorkedExample(t *testing.T) {
 	v.inFlight = []int{3, 4, 3}
 	route(t, p, blocks64(1, 2, 3, 4), v, 0)
 }
+
+// TestLLMDPreciseScorerNormalisesByTheBestWorker: the precise prefix
+// scorer reads the router's KV-event index and scores overlap / max
+// overlap (llm-d's precise-prefix-cache-scorer).
+func TestLLMDPreciseScorerNormalisesByTheBestWorker(t *testing.T) {
+	v := newFakeView(3)
+	prm := params(1)
+	prm.Scorers = "precise-prefix-cache:2"
+	e, _ := Lookup("llm-d")
+	if !e.NeedsKV(prm) || e.NeedsKV(params(1)) {
+		t.Fatal("llm-d needs the KV-event index with the precise scorer only")
+	}
+	v.overlap = []int{0, 3, 6}
+	d := route(t, mustNew("llm-d", prm), blocks64(1, 2, 3, 4, 5, 6), v, 2)
+	for w, want := range []float64{0, 1, 2} {
+		if got := -d.Scores[w]; math.Abs(got-want) > 1e-12 {
+			t.Errorf("worker %d scores %g, want %g", w, got, want)
+		}
+	}
+}
+
+func TestParseScorersRejectsBadSpecs(t *testing.T) {
+	for _, bad := range []string{"", "queue:x", "queue:-1", "queue:NaN", "prefix:1", "queue:1,queue:2", ","} {
+		if _, err := ParseScorers(bad); err == nil {
+			t.Errorf("ParseScorers(%q) accepted", bad)
+		}
+	}
+	sc, err := ParseScorers(" queue , kv-cache-utilization:0.5")
+	if err != nil || len(sc) != 2 || sc[0] != (Scorer{"queue", 1}) || sc[1] != (Scorer{"kv-cache-utilization", 0.5}) {
+		t.Errorf("ParseScorers = %v, %v", sc, err)
+	}
+}

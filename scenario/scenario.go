@@ -97,6 +97,7 @@ func Defaults() Spec {
 		GPU: "A100-SXM4-40GB", Model: "Qwen3-8B", TP: 1, Quant: "bf16", KVDtype: "auto",
 		BlockSize: 64, GPUMemUtil: 0.9, PrefixCaching: true,
 		Policies: policy.DefaultParams(), MetricsLag: time.Millisecond, RetryBackoff: time.Second,
+		Sessions: session.DefaultConfig(),
 	}
 }
 

@@ -3,6 +3,7 @@ package session
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/routesim/routesim/sim"
 )
@@ -27,6 +28,7 @@ type Population struct {
 
 type conversation struct {
 	user       int
+	session    string    // the conversation's session key (production-stack's session header)
 	segs       []segment // the conversation so far
 	turn       int       // turns answered
 	turns      int       // turns it will have
@@ -103,7 +105,7 @@ func (p *Population) open(u int, t sim.Time) *conversation {
 	p.stats.Started++
 	sys := segment{id: mix(0x5a5, uint64(p.rng.IntN(p.cfg.SystemPrompts))), tokens: p.cfg.SystemTokens}
 	starter := segment{id: mix(0x57a, uint64(p.rng.IntN(p.cfg.Starters))), tokens: p.cfg.StarterTokens}
-	c := &conversation{user: u, turns: p.cfg.TurnsMin + p.rng.IntN(p.cfg.TurnsMax-p.cfg.TurnsMin+1), firstTurnS: t.Seconds()}
+	c := &conversation{user: u, session: "conversation-" + strconv.Itoa(p.stats.Started), turns: p.cfg.TurnsMin + p.rng.IntN(p.cfg.TurnsMax-p.cfg.TurnsMin+1), firstTurnS: t.Seconds()}
 	c.prompt = nil
 	for _, s := range []segment{sys, starter} {
 		if s.tokens > 0 {
@@ -125,7 +127,7 @@ func (p *Population) job(c *conversation, at sim.Time) sim.Job {
 	}
 	all := append(append([]segment{}, c.prompt...), c.answer)
 	return sim.Job{Arrival: at, Line: c.user + 1, InputTokens: isl, OutputTokens: c.answer.tokens,
-		Blocks: blockHashes(all, p.blockSize), PromptBlocks: isl / p.blockSize}
+		Blocks: blockHashes(all, p.blockSize), PromptBlocks: isl / p.blockSize, Session: c.session}
 }
 
 // Ended implements sim.FollowUp.

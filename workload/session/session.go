@@ -25,15 +25,22 @@ type Config struct {
 	TurnsMax      int     `json:"turns_max"`      //
 	ThinkS        float64 `json:"think_s"`        // mean think time, exponential (default 1 s)
 	SystemPrompts int     `json:"system_prompts"` // pool of system prompts (default 1)
-	SystemTokens  int     `json:"system_tokens"`  // tokens each (default 1,000)
+	SystemTokens  int     `json:"system_tokens"`  // tokens each (DefaultConfig: 1,000; 0 = no system prompt)
 	Starters      int     `json:"starters"`       // pool of conversation starters (default 10)
-	StarterTokens int     `json:"starter_tokens"` // tokens each (default 3,500)
+	StarterTokens int     `json:"starter_tokens"` // tokens each (DefaultConfig: 3,500; 0 = open with new input)
 	NewTokens     float64 `json:"new_tokens"`     // mean new input per later turn, lognormal (default 200)
 	NewCV         float64 `json:"new_cv"`         // its coefficient of variation (default 0.5)
 	OutputTokens  float64 `json:"output_tokens"`  // mean answer length, lognormal (default 300)
 	OutputCV      float64 `json:"output_cv"`      // (default 0.5)
 }
 
+// DefaultConfig is a session workload's defaults. The prompt lengths are
+// set here, not filled in later, because 0 is meaningful for them (no
+// system prompt, no starter): a scenario's "system_tokens": 0 must mean
+// none, not the default.
+func DefaultConfig() Config { return Config{SystemTokens: 1000, StarterTokens: 3500} }
+
+// defaults fills the fields whose zero value means "not set".
 func (c *Config) defaults() {
 	def := func(v *int, d int) {
 		if *v == 0 {
@@ -49,9 +56,7 @@ func (c *Config) defaults() {
 	def(&c.TurnsMax, max(c.TurnsMin, 5))
 	deff(&c.ThinkS, 1)
 	def(&c.SystemPrompts, 1)
-	def(&c.SystemTokens, 1000)
 	def(&c.Starters, 10)
-	def(&c.StarterTokens, 3500)
 	deff(&c.NewTokens, 200)
 	deff(&c.NewCV, 0.5)
 	deff(&c.OutputTokens, 300)
