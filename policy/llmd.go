@@ -86,6 +86,11 @@ const modelHash uint64 = 0x6c6c6d2d64 // "llm-d"
 // The prefix blocks are the workers' KV blocks (upstream: 64-character
 // blocks), so lengths are converted by tokens: MaxPrefixTokens = 256 × 16
 // and LRUCapacity = 31,250 × 16 tokens' worth of blocks by default.
+//
+// The Inference Gateway's saturation detector never acts in a replay: when
+// every pod is over its thresholds it rejects requests of negative priority
+// only (site-src/concepts/priority-and-capacity.md), and replayed requests
+// carry the default priority 0.
 type LLMD struct {
 	Rand            *rand.Rand
 	Scorers         []Scorer

@@ -17,7 +17,9 @@ import (
 // matched node, else to the worker with the smallest tree. Either way the
 // prompt is inserted into the chosen worker's tree. Every
 // EvictionInterval the trees are cut back to MaxTreeSize characters per
-// worker, least recently used leaves first.
+// worker, least recently used leaves first. Defaults differ between
+// releases (sglang-router's first README documents a 0.5 cache
+// threshold); routesim takes the Rust gateway's at the commit above.
 //
 // Differences from upstream, all forced by routesim knowing blocks rather
 // than text: the tree's unit is a KV block of the workers' block size

@@ -25,6 +25,10 @@ func policiesCmd(args []string, stdout, stderr io.Writer) error {
 	for _, d := range policy.ParamList {
 		docs[d.Flag] = d
 	}
+	width := 0
+	for _, d := range policy.ParamList {
+		width = max(width, len(d.Flag))
+	}
 	var b strings.Builder
 	b.WriteString("Policies (routesim run --policy NAME [parameter flags]):\n")
 	for _, name := range policy.Names() {
@@ -35,11 +39,11 @@ func policiesCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		for _, u := range e.Uses {
 			d := docs[u]
-			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", u, d.DefaultText(), d.Help)
+			fmt.Fprintf(&b, "    --%-*s  default %-8s  %s\n", width, u, d.DefaultText(), d.Help)
 		}
 		for _, f := range e.Reads()[len(e.Uses):] {
 			d := routerFlagDocs[f]
-			fmt.Fprintf(&b, "    --%-38s default %-8s %s\n", f, d[0], d[1])
+			fmt.Fprintf(&b, "    --%-*s  default %-8s  %s\n", width, f, d[0], d[1])
 		}
 	}
 	_, err := io.WriteString(stdout, b.String())

@@ -39,6 +39,32 @@ func TestPoliciesListsParametersAndDefaults(t *testing.T) {
 			t.Errorf("policies output lacks %q", want)
 		}
 	}
+	// Every router that follows an upstream project names its source, and
+	// every parameter it reads appears with its default under its name.
+	docs := map[string]policy.Param{}
+	for _, d := range policy.ParamList {
+		docs[d.Flag] = d
+	}
+	for _, name := range policy.Names() {
+		e, _ := policy.Lookup(name)
+		block := out[strings.Index(out, "\n"+name+"\n"):]
+		if next := strings.Index(block[1:], "\n\n"); next >= 0 {
+			block = block[:next+1]
+		}
+		if e.Source != "" && !strings.Contains(block, "source: "+e.Source) {
+			t.Errorf("%s: source %q not listed", name, e.Source)
+		}
+		for _, u := range e.Uses {
+			if !strings.Contains(block, "--"+u) || !strings.Contains(block, "default "+docs[u].DefaultText()) {
+				t.Errorf("%s: parameter --%s or its default %s not listed:\n%s", name, u, docs[u].DefaultText(), block)
+			}
+		}
+	}
+	for _, name := range []string{"sglang-cache-aware", "llm-d", "session-affinity", "prefix-aware", "prefix-hash", "ray-prefix-affinity", "aibrix-least-request", "aibrix-prefix-cache"} {
+		if e, err := policy.Lookup(name); err != nil || e.Source == "" {
+			t.Errorf("%s: registered without an upstream source (%v)", name, err)
+		}
+	}
 }
 
 func TestTraceDecisions(t *testing.T) {
