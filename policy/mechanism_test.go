@@ -10,14 +10,14 @@ import (
 // in flight on its worker for hold ticks. It records each worker's load
 // when it was chosen.
 type toyCluster struct {
-	v     *fakeView
+	v *fakeView
 	// scrapeEvery > 0 publishes the in-flight counts as the waiting
 	// queues every scrapeEvery ticks (scraped metrics).
 	scrapeEvery int
-	hold  int
-	ends  [][]int // per tick, the workers whose request ends then
-	tick  int
-	picks []int
+	hold        int
+	ends        [][]int // per tick, the workers whose request ends then
+	tick        int
+	picks       []int
 }
 
 func newToy(n, hold int) *toyCluster {
@@ -211,4 +211,3 @@ func TestAIBrixLoadBoundOverridesPrefixMatch(t *testing.T) {
 		t.Errorf("the first pod got %.0f%% of a hot prefix", 100*s)
 	}
 }
-
