@@ -114,3 +114,51 @@ func (f *figure) placeLegend(entries []string) {
 		p.Legend.XOffs = -vg.Points(4)
 	}
 }
+
+// placeLegendInside is placeLegend for a figure whose y range must not
+// grow (a share bounded by 100 %): it also considers the middle of the
+// left and right edges, and takes the spot covering the fewest points.
+func (f *figure) placeLegendInside(entries []string) {
+	p := f.p
+	if len(entries) == 0 {
+		return
+	}
+	longest := 0
+	for _, e := range entries {
+		longest = max(longest, len([]rune(e)))
+	}
+	w := math.Min(0.9, (legendIcon+legendChar*float64(longest))/dataWidth)
+	h := math.Min(0.9, (legendRow*float64(len(entries))+4)/dataHeight)
+	type spot struct {
+		left   bool
+		bottom float64 // normalised y of the legend's bottom edge
+	}
+	count := func(s spot) int {
+		n := 0
+		for _, xy := range f.pts {
+			x, y := p.X.Norm(xy.X), p.Y.Norm(xy.Y)
+			if math.IsNaN(x) || math.IsNaN(y) {
+				continue
+			}
+			inX := x >= 1-w-0.02 && x <= 1.02
+			if s.left {
+				inX = x <= w+0.02 && x >= -0.02
+			}
+			if inX && y >= s.bottom-0.02 && y <= s.bottom+h+0.02 {
+				n++
+			}
+		}
+		return n
+	}
+	best, bestN := spot{false, 1 - h}, math.MaxInt
+	for _, s := range []spot{{false, 1 - h}, {true, 1 - h}, {false, 0}, {true, 0}, {false, 0.5 - h/2}, {true, 0.5 - h/2}} {
+		if n := count(s); n < bestN {
+			best, bestN = s, n
+		}
+	}
+	p.Legend.Top, p.Legend.Left = false, best.left
+	p.Legend.XOffs, p.Legend.YOffs = 0, vg.Points(best.bottom*dataHeight)
+	if !best.left {
+		p.Legend.XOffs = -vg.Points(4)
+	}
+}

@@ -48,6 +48,12 @@ func (b *Built) RunBands(seed uint64, k, jobs int, newPolicy func() (policy.Poli
 // order), the posterior's method and its model error; concurrency > 0
 // overrides a session workload's users, as in ForSeed.
 func (b *Built) RunDraws(seed uint64, k, jobs, concurrency int, newPolicy func() (policy.Policy, error)) (string, float64, []sim.Summary, error) {
+	return b.RunDrawsEach(seed, k, jobs, concurrency, newPolicy, nil)
+}
+
+// RunDrawsEach is RunDraws that also hands each draw's result to each (if
+// not nil), with the draw's index, from the goroutine that ran it.
+func (b *Built) RunDrawsEach(seed uint64, k, jobs, concurrency int, newPolicy func() (policy.Policy, error), each func(i int, res *sim.Result)) (string, float64, []sim.Summary, error) {
 	if k < 1 {
 		return "", 0, nil, errors.New("uncertainty: need ≥ 1 draw")
 	}
@@ -79,6 +85,9 @@ func (b *Built) RunDraws(seed uint64, k, jobs, concurrency int, newPolicy func()
 					return err
 				}
 				sums[i] = sim.Summarize(res)
+				if each != nil {
+					each(i, res)
+				}
 				return nil
 			})
 		})

@@ -13,7 +13,7 @@ import (
 // in the simulation core.
 func TestCoreHasNoHiddenNondeterminism(t *testing.T) {
 	banned := regexp.MustCompile(`\brand\.(Int|IntN|Int64|Int64N|Uint64|Uint32|Float64|Float32|NormFloat64|ExpFloat64|Perm|Shuffle|N)\(|\btime\.Now\(|\bgo func\(`)
-	for _, dir := range []string{".", "../workload", "../workload/session", "../report", "../policy", "../model", "../calib"} {
+	for _, dir := range []string{".", "../workload", "../workload/session", "../report", "../policy", "../model", "../calib", "../plan"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		if len(files) == 0 {
 			t.Errorf("%s: no Go files (moved? update this list)", dir)

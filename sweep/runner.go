@@ -33,6 +33,10 @@ type Result struct {
 	// Draws are the point's runs with coefficient sets drawn from the
 	// profile's posterior (Runner.Uncertainty; per-worker detail dropped).
 	Draws []sim.Summary `json:"draws,omitempty"`
+	// Eval and DrawEvals are Runner.Evaluate's answers for the point's run
+	// and for each draw (only when Evaluate is set).
+	Eval      json.RawMessage   `json:"eval,omitempty"`
+	DrawEvals []json.RawMessage `json:"draw_evals,omitempty"`
 }
 
 // Runner runs a grid on a base scenario.
@@ -55,6 +59,10 @@ type Runner struct {
 	// (wrong key or digest, unreadable) instead of failing on them.
 	Digest       string
 	RecomputeBad bool
+	// Evaluate, if set, measures every run (the point's and each draw's)
+	// while its records are at hand, e.g. against service-level
+	// objectives; the answers are kept in the point file.
+	Evaluate func(res *sim.Result) (json.RawMessage, error)
 
 	prepared map[buildKey]*scenario.Built
 }
@@ -260,10 +268,30 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 	if r.PerRequest {
 		out.Records = res.Records
 	}
+	if r.Evaluate != nil {
+		if out.Eval, err = r.Evaluate(res); err != nil {
+			return fmt.Errorf("point %s: %w", p.Key(), err)
+		}
+	}
 	if r.Uncertainty > 0 {
 		c := *b
 		c.Config = b.Config.WithN(p.N)
-		method, modelErr, draws, err := c.RunDraws(p.Seed, r.Uncertainty, 1, p.Concurrency, s.NewPolicy)
+		var each func(int, *sim.Result)
+		var evalErr error
+		if r.Evaluate != nil {
+			out.DrawEvals = make([]json.RawMessage, r.Uncertainty)
+			each = func(i int, res *sim.Result) { // draws run one at a time (jobs = 1)
+				e, err := r.Evaluate(res)
+				out.DrawEvals[i] = e
+				if err != nil && evalErr == nil {
+					evalErr = err
+				}
+			}
+		}
+		method, modelErr, draws, err := c.RunDrawsEach(p.Seed, r.Uncertainty, 1, p.Concurrency, s.NewPolicy, each)
+		if err == nil {
+			err = evalErr
+		}
 		if err != nil {
 			return fmt.Errorf("point %s: --uncertainty: %w", p.Key(), err)
 		}

@@ -47,6 +47,7 @@ func commands() map[string]command {
 		"run":       {"simulate one workload on one cluster and print its summary", runCmd},
 		"sweep":     {"run N × policy × seed grids in parallel, find crossovers, write tables and plots", sweepCmd},
 		"merge":     {"join the outputs of sharded sweeps", mergeCmd},
+		"plan":      {"find the smallest cluster per policy that meets latency and completeness objectives", planCmd},
 		"plot":      {"redraw a sweep's plots from its outputs", plotCmd},
 		"calibrate": {"fit a step-time profile to measured runs (AIPerf exports, NVML samples)", calibrateCmd},
 		"policies":  {"list the routing policies, their parameters and defaults", policiesCmd},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,9 @@ func numericFlags() []string {
 // 20-request trace): an error or a result, never a panic or an internal
 // error, and never a run longer than 10 s.
 func FuzzFlags(f *testing.F) {
-	flags := append(numericFlags(), "sweep:seeds", "sweep:seed", "sweep:n", "sweep:rate-scale", "sweep:bootstrap", "sweep:jobs", "sweep:slo-ttft")
+	flags := append(numericFlags(), "sweep:seeds", "sweep:seed", "sweep:n", "sweep:rate-scale", "sweep:bootstrap", "sweep:jobs", "sweep:slo-ttft",
+		"plan:slo-ttft-p95", "plan:slo-itl-p95", "plan:slo-e2e-p95", "plan:min-completeness", "plan:min-goodput", "plan:confidence",
+		"plan:traffic-scale", "plan:n", "plan:gpu-hour-cost", "plan:uncertainty", "plan:seeds", "plan:setting")
 	for i := range flags {
 		for _, v := range []string{"NaN", "Inf", "-1", "0", "1e300", "1e-300", "18446744073709551615", "2..3"} {
 			f.Add(uint16(i), v)
@@ -44,6 +47,14 @@ func FuzzFlags(f *testing.F) {
 			args = []string{"sweep", "--trace", smallTrace, "--skip", "0", "--first", "20", "--n", "2", "--seeds", "1",
 				"--policy", "round-robin", "--quiet", "--bootstrap", "10", "--out", out, "--force"}
 			flag = name
+		}
+		if name, ok := strings.CutPrefix(flag, "plan:"); ok {
+			args = []string{"plan", "--trace", smallTrace, "--skip", "0", "--first", "20", "--n", "1..3", "--seeds", "1",
+				"--policy", "round-robin", "--quiet", "--slo-ttft-p95", "1000", "--out", filepath.Join(out, "plan")}
+			flag = name
+			if flag == "setting" {
+				value = "max-num-seqs=" + value
+			}
 		}
 		args = append(args, "--"+flag+"="+value)
 		done := make(chan error, 1)

@@ -77,7 +77,7 @@ func TestExitCodes(t *testing.T) {
 // TestHelpIsOutput: --help, -h and `help CMD` print the command's help on
 // stdout (so it pipes into less), `--version` and `version` print versions.
 func TestHelpIsOutput(t *testing.T) {
-	for _, args := range [][]string{{"run", "--help"}, {"help", "run"}, {"sweep", "-h"}, {"policies", "--help"}, {"profiles", "--help"}} {
+	for _, args := range [][]string{{"run", "--help"}, {"help", "run"}, {"sweep", "-h"}, {"policies", "--help"}, {"profiles", "--help"}, {"plan", "--help"}} {
 		out, errOut, err := runCLI(args...)
 		if err != nil || !strings.HasPrefix(out, "Usage: routesim "+map[bool]string{true: args[1], false: args[0]}[args[0] == "help"]) || errOut != "" {
 			t.Errorf("%v: stdout %.60q, stderr %.60q, %v", args, out, errOut, err)

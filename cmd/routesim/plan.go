@@ -1,0 +1,625 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/routesim/routesim/internal/atomicfile"
+	"github.com/routesim/routesim/plan"
+	"github.com/routesim/routesim/plots"
+	"github.com/routesim/routesim/policy"
+	"github.com/routesim/routesim/scenario"
+	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/sweep"
+)
+
+// planFlags are plan's own settings beside the base run's.
+type planFlags struct {
+	ns         []int
+	policies   []string
+	seeds      int
+	baseSeed   uint64
+	confidence float64
+	slo        plan.SLO
+	scales     []float64
+	settings   []planSetting
+	gpuHour    float64
+	draws      int
+	jobs       int
+	out        string
+	shard      sweep.Shard
+	quiet      bool
+}
+
+// planSetting is one candidate engine or router setting: a run flag and
+// the values to try.
+type planSetting struct {
+	Flag   string   `json:"flag"`
+	Values []string `json:"values"`
+}
+
+// planEntry is one row of plan.json: a policy under one combination of
+// settings at one traffic scale.
+type planEntry struct {
+	Policy       string            `json:"policy"`
+	Settings     map[string]string `json:"settings"`
+	TrafficScale float64           `json:"traffic_scale"`
+	MinN         int               `json:"min_n"`
+	Met          bool              `json:"met"`
+	GPUs         int               `json:"gpus"`
+	Attainment   float64           `json:"attainment"`
+	// Stats are the medians over runs (seeds × draws) at MinN; nil
+	// percentiles are +∞ (fewer than 95 % completed).
+	Stats          *plan.Stats `json:"stats"`
+	Margin         *float64    `json:"margin"`
+	CostPerMillion *float64    `json:"cost_per_million_requests,omitempty"`
+	Evaluated      []plan.Step `json:"evaluated"`
+	Evaluations    int         `json:"evaluations"`
+	MaxEvaluations int         `json:"max_evaluations"`
+}
+
+type planOutput struct {
+	Tool       string      `json:"tool"`
+	Version    string      `json:"version"`
+	SLO        plan.SLO    `json:"slo"`
+	Confidence float64     `json:"confidence"`
+	Seeds      int         `json:"seeds"`
+	BaseSeed   uint64      `json:"base_seed"`
+	Draws      int         `json:"uncertainty"`
+	Ns         []int       `json:"n"`
+	Plans      []planEntry `json:"plans"`
+}
+
+func planCmd(args []string, stdout, stderr io.Writer) error {
+	return planWithContext(context.Background(), args, stdout, stderr)
+}
+
+func planWithContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("routesim plan", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	base, err := scenarioBase(args, sweepDefaults())
+	if err != nil {
+		return err
+	}
+	tmp := pflag.NewFlagSet("", pflag.ContinueOnError)
+	registerSim(tmp, &base)
+	tmp.VisitAll(func(f *pflag.Flag) {
+		if f.Name != "n" && f.Name != "policy" && f.Name != "seed" {
+			fs.AddFlag(f)
+		}
+	})
+	fs.String("scenario", "", "scenario file (JSON with the base run's settings; flags override it)")
+	nFlag := fs.String("n", "1..16", "cluster sizes to search: 1..16, 2..32:2 or 2,4,8 (a larger cluster is assumed never worse)")
+	pols := fs.StringSlice("policy", []string{"round-robin", "kv-admission", "kv-backpressure"}, "policies to plan for ("+joinNames(policy.Names())+")")
+	seeds := fs.Int("seeds", 5, "seeds per cluster size")
+	baseSeed := fs.Uint64("seed", 0, "first seed")
+	conf := fs.Float64("confidence", 0.9, "share of runs (seeds × coefficient draws) that must meet every objective")
+	var slo plan.SLO
+	fs.Float64Var(&slo.TTFTP95Ms, "slo-ttft-p95", 0, "TTFT p95 over offered requests, ms (a rejection counts as a violation; 0 = none)")
+	fs.Float64Var(&slo.ITLP95Ms, "slo-itl-p95", 0, "inter-token latency p95 over offered requests, ms (0 = none)")
+	fs.Float64Var(&slo.E2EP95Ms, "slo-e2e-p95", 0, "end-to-end latency p95 over offered requests, ms (0 = none)")
+	fs.Float64Var(&slo.MinCompleteness, "min-completeness", 0, "least share of offered requests completed (0 = none)")
+	fs.Float64Var(&slo.MinGoodput, "min-goodput", 0, "least share of offered requests completed within every latency objective (0 = none)")
+	scales := fs.Float64Slice("traffic-scale", []float64{1}, "traffic multipliers `x[,x…]`: arrival rate (trace, synthetic) or users (sessions) × x; one plan per value")
+	settingFlags := fs.StringArray("setting", nil, "candidate setting `FLAG=v1,v2`: a run flag and values to try (repeatable; every combination is planned), e.g. max-num-seqs=128,256")
+	gpuHour := fs.Float64("gpu-hour-cost", 0, "price of one GPU-hour: adds the cost per million requests at the plan's N (0 = off)")
+	draws := fs.Int("uncertainty", 0, "per run, also K coefficient sets drawn from the profile's posterior; each counts towards --confidence (0 = off)")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "runs in parallel")
+	out := fs.String("out", "routesim-plan", "output directory (re-running resumes: finished runs are kept)")
+	shardFlag := fs.String("shard", "0/1", "search only every k-th (policy, setting, traffic) of shard i/k; a final unsharded run over the same --out reuses their runs")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	showAliases(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: routesim plan --slo-ttft-p95 MS [--min-completeness F …] [flags]\n\nFind, per policy (and setting, and traffic level), the smallest cluster that meets every objective over the offered requests with the given confidence: the largest N is checked first, then bisection.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("plan: unexpected arguments %q", fs.Args())}
+	}
+	applyWindowDefaults(fs, &base, new([]float64))
+	pf := planFlags{policies: *pols, seeds: *seeds, baseSeed: *baseSeed, confidence: *conf, slo: slo, scales: *scales,
+		gpuHour: *gpuHour, draws: *draws, jobs: *jobs, out: *out, quiet: *quiet}
+	var errs []error
+	if pf.ns, err = sweep.ParseRange(*nFlag); err != nil {
+		errs = append(errs, fmt.Errorf("--n: %w", err))
+	}
+	if len(pf.policies) == 0 {
+		errs = append(errs, errors.New("--policy: give at least one policy"))
+	}
+	for i, p := range pf.policies {
+		if _, err := policy.Lookup(p); err != nil {
+			errs = append(errs, fmt.Errorf("--policy: %w", err))
+		} else if slices.Contains(pf.policies[:i], p) {
+			errs = append(errs, fmt.Errorf("--policy %s is listed twice", p))
+		}
+	}
+	if *seeds < 1 || *seeds > 10_000 {
+		errs = append(errs, fmt.Errorf("--seeds %d must be in [1, 10000]", *seeds))
+	} else if *baseSeed > math.MaxUint64-uint64(*seeds-1) {
+		errs = append(errs, fmt.Errorf("--seed %d with --seeds %d runs past the largest seed, 2^64−1", *baseSeed, *seeds))
+	}
+	if !(*conf > 0 && *conf <= 1) {
+		errs = append(errs, fmt.Errorf("--confidence %g must be in (0, 1]", *conf))
+	}
+	if err := slo.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	for i, x := range pf.scales {
+		switch {
+		case !(x > 0) || math.IsInf(x, 0):
+			errs = append(errs, fmt.Errorf("--traffic-scale %g must be a finite number > 0", x))
+		case slices.Contains(pf.scales[:i], x):
+			errs = append(errs, fmt.Errorf("--traffic-scale %g is listed twice", x))
+		}
+	}
+	if !(*gpuHour >= 0) || math.IsInf(*gpuHour, 0) {
+		errs = append(errs, fmt.Errorf("--gpu-hour-cost %g must be a finite number ≥ 0", *gpuHour))
+	}
+	if *jobs < 1 {
+		errs = append(errs, fmt.Errorf("--jobs %d must be ≥ 1", *jobs))
+	}
+	if pf.shard, err = sweep.ParseShard(*shardFlag); err != nil {
+		errs = append(errs, err)
+	}
+	if pf.settings, err = parseSettings(*settingFlags); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, workloadFlagErrors(fs, base.Workload)...)
+	base.Policy = "round-robin"
+	if len(pf.policies) > 0 {
+		if _, err := policy.Lookup(pf.policies[0]); err == nil {
+			base.Policy = pf.policies[0]
+		}
+	}
+	if err := base.Validate(); err != nil {
+		errs = append(errs, err)
+	} else if _, perrs := loadProfile(fs, &base); len(perrs) > 0 {
+		errs = append(errs, perrs...)
+	}
+	if len(errs) > 0 {
+		return usageError{errors.Join(errs...)}
+	}
+	if err := checkDraws(*draws); err != nil {
+		return err
+	}
+	combos, err := settingCombos(base, pf.settings)
+	if err != nil {
+		return usageError{err}
+	}
+	// Build every configuration before anything is written.
+	type job struct {
+		setting map[string]string
+		scale   float64
+		spec    scenario.Spec
+		dir     string
+		runner  func(n int, pol string) *sweep.Runner
+	}
+	var work []job
+	for ci, c := range combos {
+		for si, x := range pf.scales {
+			spec := scaleTraffic(c.spec, x)
+			spec.Policy = pf.policies[0]
+			dir := filepath.Join(pf.out, "runs", fmt.Sprintf("setting-%d.traffic-%d", ci, si))
+			digest, err := planDigest(spec, pf)
+			if err != nil {
+				return err
+			}
+			probe := &sweep.Runner{Base: spec, Grid: sweep.Grid{Ns: pf.ns[len(pf.ns)-1:], Policies: pf.policies, Seeds: pf.seeds,
+				BaseSeed: pf.baseSeed, RateScales: []float64{spec.RateScale}}, Dir: dir, Jobs: pf.jobs}
+			if err := probe.Prepare(); err != nil {
+				return usageError{err}
+			}
+			if pf.draws > 0 {
+				b, err := spec.Build(nil)
+				if err != nil {
+					return usageError{err}
+				}
+				if _, err := b.Posterior(); err != nil {
+					return usageError{fmt.Errorf("--uncertainty: %w", err)}
+				}
+			}
+			slo := pf.slo
+			work = append(work, job{setting: c.values, scale: x, spec: spec, dir: dir, runner: func(n int, pol string) *sweep.Runner {
+				return &sweep.Runner{Base: spec, Grid: sweep.Grid{Ns: []int{n}, Policies: []string{pol}, Seeds: pf.seeds,
+					BaseSeed: pf.baseSeed, RateScales: []float64{spec.RateScale}}, Dir: dir, Jobs: pf.jobs, Uncertainty: pf.draws, Digest: digest,
+					Evaluate: func(res *sim.Result) (json.RawMessage, error) { return json.Marshal(plan.Evaluate(res, slo)) }}
+			}})
+		}
+	}
+	lock, err := atomicfile.LockDir(pf.out)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	if err := checkWritable(pf.out); err != nil {
+		return err
+	}
+	var entries []planEntry
+	idx := 0
+	for _, j := range work {
+		for _, pol := range pf.policies {
+			mine := pf.shard.Has(idx)
+			idx++
+			if !mine {
+				continue
+			}
+			var lastStats []plan.Stats
+			statsAt := map[int][]plan.Stats{}
+			minN, steps, err := plan.Search(pf.ns, pf.confidence, func(n int) (float64, error) {
+				results, err := j.runner(n, pol).Run(ctx)
+				if err != nil {
+					return 0, err
+				}
+				st, err := runStats(results)
+				if err != nil {
+					return 0, err
+				}
+				statsAt[n] = st
+				met := 0
+				for _, s := range st {
+					if s.Met {
+						met++
+					}
+				}
+				a := float64(met) / float64(len(st))
+				if !pf.quiet {
+					fmt.Fprintf(stderr, "plan: %s%s: N = %d meets the objectives in %d of %d runs\n", pol, settingLabel(j.setting, j.scale), n, met, len(st))
+				}
+				return a, nil
+			})
+			if err != nil {
+				return err
+			}
+			lastStats = statsAt[minN]
+			e := planEntry{Policy: pol, Settings: j.setting, TrafficScale: j.scale, MinN: minN, Met: minN > 0,
+				Evaluated: steps, Evaluations: len(steps), MaxEvaluations: plan.MaxSteps(len(pf.ns))}
+			if minN > 0 {
+				e.GPUs = minN * j.spec.TP
+				med := medianStats(lastStats)
+				e.Stats = &med
+				for _, s := range steps {
+					if s.N == minN {
+						e.Attainment = s.Attainment
+					}
+				}
+				if m := pf.slo.Margin(med); !math.IsInf(m, 0) {
+					e.Margin = &m
+				}
+				if pf.gpuHour > 0 && med.Completed > 0 {
+					c := pf.gpuHour * float64(e.GPUs) * med.DurationS / 3600 / float64(med.Completed) * 1e6
+					e.CostPerMillion = &c
+				}
+			}
+			entries = append(entries, e)
+		}
+	}
+	if pf.shard.K > 1 {
+		fmt.Fprintf(stdout, "shard %d/%d: %d searches done, their runs are in %s/runs; run plan again without --shard on the same --out for the whole plan\n",
+			pf.shard.I, pf.shard.K, len(entries), pf.out)
+		return nil
+	}
+	o := planOutput{Tool: "routesim", Version: Version, SLO: pf.slo, Confidence: pf.confidence, Seeds: pf.seeds, BaseSeed: pf.baseSeed,
+		Draws: pf.draws, Ns: pf.ns, Plans: entries}
+	if err := writePlanOutputs(pf, o, base); err != nil {
+		return err
+	}
+	return printPlan(stdout, pf, o)
+}
+
+// runStats decodes every run's objective figures (the point's and its
+// draws') from a step's results.
+func runStats(results []sweep.Result) ([]plan.Stats, error) {
+	var out []plan.Stats
+	for _, r := range results {
+		for _, raw := range append([]json.RawMessage{r.Eval}, r.DrawEvals...) {
+			var s plan.Stats
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return nil, fmt.Errorf("point %s: no objective figures (%v): run with a fresh --out", r.Key, err)
+			}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// medianStats is the per-figure median over runs (an infinite percentile
+// sorts last).
+func medianStats(st []plan.Stats) plan.Stats {
+	med := func(get func(plan.Stats) float64) float64 {
+		xs := make([]float64, len(st))
+		for i, s := range st {
+			xs[i] = get(s)
+		}
+		sort.Float64s(xs)
+		return sim.Quantile7(xs, 0.5)
+	}
+	ptr := func(get func(plan.Stats) *float64) *float64 {
+		v := med(func(s plan.Stats) float64 {
+			if p := get(s); p != nil {
+				return *p
+			}
+			return math.Inf(1)
+		})
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return nil
+		}
+		return &v
+	}
+	m := plan.Stats{
+		Offered:      int(med(func(s plan.Stats) float64 { return float64(s.Offered) })),
+		TTFTP95Ms:    ptr(func(s plan.Stats) *float64 { return s.TTFTP95Ms }),
+		ITLP95Ms:     ptr(func(s plan.Stats) *float64 { return s.ITLP95Ms }),
+		E2EP95Ms:     ptr(func(s plan.Stats) *float64 { return s.E2EP95Ms }),
+		Completeness: med(func(s plan.Stats) float64 { return s.Completeness }),
+		Goodput:      med(func(s plan.Stats) float64 { return s.Goodput }),
+		DurationS:    med(func(s plan.Stats) float64 { return s.DurationS }),
+		Completed:    int(med(func(s plan.Stats) float64 { return float64(s.Completed) })),
+	}
+	met := 0
+	for _, s := range st {
+		if s.Met {
+			met++
+		}
+	}
+	m.Met = 2*met > len(st)
+	return m
+}
+
+// parseSettings reads --setting FLAG=v1,v2 values.
+func parseSettings(raw []string) ([]planSetting, error) {
+	var out []planSetting
+	known := pflag.NewFlagSet("", pflag.ContinueOnError)
+	var dummy scenario.Spec
+	registerSim(known, &dummy)
+	var errs []error
+	for _, r := range raw {
+		flag, vals, ok := strings.Cut(r, "=")
+		flag = strings.TrimPrefix(flag, "--")
+		switch {
+		case !ok || vals == "":
+			errs = append(errs, fmt.Errorf("--setting %q: want FLAG=v1,v2", r))
+			continue
+		case known.Lookup(flag) == nil || slices.Contains([]string{"n", "policy", "seed", "scenario", "trace", "workload", "out"}, flag):
+			errs = append(errs, fmt.Errorf("--setting %q: %s is not an engine, router or policy flag of routesim run", r, flag))
+			continue
+		case slices.ContainsFunc(out, func(s planSetting) bool { return s.Flag == flag }):
+			errs = append(errs, fmt.Errorf("--setting %s is given twice", flag))
+			continue
+		}
+		out = append(out, planSetting{Flag: flag, Values: strings.Split(vals, ",")})
+	}
+	return out, errors.Join(errs...)
+}
+
+type settingCombo struct {
+	values map[string]string
+	spec   scenario.Spec
+}
+
+// settingCombos applies every combination of the candidate settings to
+// base, each through the run flags' own parsing and validation.
+func settingCombos(base scenario.Spec, settings []planSetting) ([]settingCombo, error) {
+	combos := []settingCombo{{values: map[string]string{}, spec: base}}
+	for _, s := range settings {
+		var next []settingCombo
+		for _, c := range combos {
+			for _, v := range s.Values {
+				spec := c.spec
+				fs := pflag.NewFlagSet("", pflag.ContinueOnError)
+				fs.SetOutput(io.Discard)
+				registerSim(fs, &spec)
+				if err := fs.Parse([]string{"--" + s.Flag + "=" + v}); err != nil {
+					return nil, fmt.Errorf("--setting %s=%s: %v", s.Flag, v, err)
+				}
+				if err := spec.Validate(); err != nil {
+					return nil, fmt.Errorf("--setting %s=%s: %v", s.Flag, v, err)
+				}
+				vals := map[string]string{}
+				for k, x := range c.values {
+					vals[k] = x
+				}
+				vals[s.Flag] = v
+				next = append(next, settingCombo{values: vals, spec: spec})
+			}
+		}
+		combos = next
+	}
+	return combos, nil
+}
+
+// scaleTraffic multiplies the offered traffic: the arrival rate of a trace
+// or synthetic stream, the users of a sessions workload.
+func scaleTraffic(s scenario.Spec, x float64) scenario.Spec {
+	if x == 1 {
+		return s
+	}
+	if s.Workload == "sessions" {
+		s.Sessions.Concurrency = max(1, int(math.Round(float64(s.Sessions.Concurrency)*x)))
+		return s
+	}
+	s.RateScale *= x
+	return s
+}
+
+func settingLabel(vals map[string]string, scale float64) string {
+	var parts []string
+	for _, k := range sortedKeys(vals) {
+		parts = append(parts, "--"+k+"="+vals[k])
+	}
+	if scale != 1 {
+		parts = append(parts, fmt.Sprintf("traffic ×%g", scale))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// planDigest identifies what a run directory's points depend on.
+func planDigest(spec scenario.Spec, pf planFlags) (string, error) {
+	j, err := jsonString(struct {
+		Tool, Version string
+		Base          scenario.Spec
+		Seeds, Draws  int
+		BaseSeed      uint64
+		SLO           plan.SLO
+	}{"routesim plan", Version, spec, pf.seeds, pf.draws, pf.baseSeed, pf.slo})
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(j))
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// writePlanOutputs writes plan.json, plan.csv and the attainment plots.
+func writePlanOutputs(pf planFlags, o planOutput, base scenario.Spec) error {
+	if err := atomicfile.WriteFile(filepath.Join(pf.out, "plan.json"), func(w io.Writer) error { return writeJSON(w, o) }); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(pf.out, "plan.csv"), func(w io.Writer) error { return writePlanCSV(w, o) }); err != nil {
+		return err
+	}
+	meta := plots.Meta{Trace: base.Trace, GPU: base.GPU, Model: base.Model, ProfileKind: "routesim"}
+	if prof, err := base.LoadProfile(); err == nil {
+		meta.GPU, meta.Model, meta.ProfileKind = prof.GPU, prof.Model, prof.Kind
+	}
+	switch base.Workload {
+	case "sessions":
+		meta.Trace = "closed-loop sessions"
+	case "synthetic":
+		meta.Trace = "synthetic open loop"
+	}
+	var figs []plots.Figure
+	groups := map[string][]planEntry{}
+	var order []string
+	for _, e := range o.Plans {
+		k := settingLabel(e.Settings, e.TrafficScale)
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], e)
+	}
+	for i, k := range order {
+		var curves []plots.PlanCurve
+		for _, e := range groups[k] {
+			curves = append(curves, plots.PlanCurve{Policy: e.Policy, Steps: e.Evaluated, MinN: e.MinN})
+		}
+		what := o.SLO.String()
+		if k != "" {
+			what += k
+		}
+		p, err := plots.SLOAttainment(curves, o.Confidence, what, meta)
+		if err != nil {
+			return err
+		}
+		name := "slo-attainment"
+		if len(order) > 1 {
+			name += fmt.Sprintf("-%d", i)
+		}
+		figs = append(figs, plots.Figure{Name: name, Plot: p})
+	}
+	return plots.Save(filepath.Join(pf.out, "plots"), figs)
+}
+
+func percent(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	p := 100 * *v
+	return &p
+}
+
+func fmtPtr(v *float64, f string) string {
+	if v == nil {
+		return "∞"
+	}
+	return fmt.Sprintf(f, *v)
+}
+
+func writePlanCSV(w io.Writer, o planOutput) error {
+	var b strings.Builder
+	b.WriteString("policy,settings,traffic_scale,min_n,met,gpus,attainment,ttft_p95_ms,itl_p95_ms,e2e_p95_ms,completeness,goodput,margin,cost_per_million_requests,evaluations,max_evaluations\n")
+	for _, e := range o.Plans {
+		setting := strings.TrimSuffix(strings.TrimPrefix(settingLabel(e.Settings, 1), " ("), ")")
+		fmt.Fprintf(&b, "%s,%q,%g,%d,%t,%d,%g,", e.Policy, setting, e.TrafficScale, e.MinN, e.Met, e.GPUs, e.Attainment)
+		if e.Stats != nil {
+			opt := func(v *float64) string {
+				if v == nil {
+					return ""
+				}
+				return fmt.Sprint(*v)
+			}
+			fmt.Fprintf(&b, "%s,%s,%s,%g,%g,", opt(e.Stats.TTFTP95Ms), opt(e.Stats.ITLP95Ms), opt(e.Stats.E2EP95Ms), e.Stats.Completeness, e.Stats.Goodput)
+		} else {
+			b.WriteString(",,,,,")
+		}
+		opt := func(v *float64) string {
+			if v == nil {
+				return ""
+			}
+			return fmt.Sprint(*v)
+		}
+		fmt.Fprintf(&b, "%s,%s,%d,%d\n", opt(e.Margin), opt(e.CostPerMillion), e.Evaluations, e.MaxEvaluations)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func printPlan(w io.Writer, pf planFlags, o planOutput) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "routesim plan: smallest N in %d..%d meeting %s in ≥ %.0f %% of %d runs per size (%d seeds",
+		pf.ns[0], pf.ns[len(pf.ns)-1], o.SLO, 100*o.Confidence, o.Seeds*(1+o.Draws), o.Seeds)
+	if o.Draws > 0 {
+		fmt.Fprintf(&b, " × (the fitted profile + %d coefficient draws)", o.Draws)
+	}
+	b.WriteString(")\n\n")
+	fmt.Fprintf(&b, "  %-22s %-28s %5s %5s %10s %10s %10s %9s %8s %8s %s\n", "policy", "setting", "min N", "GPUs", "TTFT p95", "ITL p95", "E2E p95", "complete", "goodput", "margin", "sizes run")
+	for _, e := range o.Plans {
+		setting := strings.TrimSuffix(strings.TrimPrefix(settingLabel(e.Settings, e.TrafficScale), " ("), ")")
+		if setting == "" {
+			setting = "—"
+		}
+		if !e.Met {
+			fmt.Fprintf(&b, "  %-22s %-28s %5s   the largest N (%d) misses; the search assumes more workers never do worse, so try a narrower --n  %d of ≤ %d\n",
+				e.Policy, setting, "none", pf.ns[len(pf.ns)-1], e.Evaluations, e.MaxEvaluations)
+			continue
+		}
+		s := e.Stats
+		fmt.Fprintf(&b, "  %-22s %-28s %5d %5d %10s %10s %10s %8.1f%% %7.1f%% %8s %d of ≤ %d\n", e.Policy, setting, e.MinN, e.GPUs,
+			fmtPtr(s.TTFTP95Ms, "%.0f ms"), fmtPtr(s.ITLP95Ms, "%.1f ms"), fmtPtr(s.E2EP95Ms, "%.0f ms"), 100*s.Completeness, 100*s.Goodput,
+			fmtPtr(percent(e.Margin), "%+.0f%%"), e.Evaluations, e.MaxEvaluations)
+	}
+	for _, e := range o.Plans {
+		if e.CostPerMillion != nil {
+			fmt.Fprintf(&b, "  cost at %s%s: %.2f per million requests (%d GPUs × %g per GPU-hour)\n", e.Policy, settingLabel(e.Settings, e.TrafficScale), *e.CostPerMillion, e.GPUs, pf.gpuHour)
+		}
+	}
+	b.WriteString("\n(figures: medians over the runs at the plan's N; ∞ = fewer than 95 % of offered requests completed; margin: the tightest objective's slack)\n")
+	fmt.Fprintf(&b, "wrote %s/{plan.json,plan.csv,plots/}\n", pf.out)
+	_, err := io.WriteString(w, b.String())
+	return err
+}

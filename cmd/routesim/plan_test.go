@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/routesim/routesim/plan"
+	"github.com/routesim/routesim/sim"
+)
+
+// offeredStats reads a run's requests.csv: TTFT p95 over offered requests
+// (a request that did not complete is +∞) and completeness, computed here
+// independently of package plan.
+func offeredStats(t *testing.T, dir string) (p95, completeness float64) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "requests.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	var ttft []float64
+	ok := 0
+	for _, r := range rows[1:] {
+		v := math.Inf(1)
+		if r[col["status"]] == "ok" {
+			ok++
+			if v, err = strconv.ParseFloat(r[col["ttft_ms"]], 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ttft = append(ttft, v)
+	}
+	slices.Sort(ttft)
+	return sim.Quantile7(ttft, 0.95), float64(ok) / float64(len(ttft))
+}
+
+// The acceptance: on the default workload with --slo-ttft-p95 2000
+// --min-completeness 0.99, each policy's planned N meets the objectives in
+// routesim run at that N for every seed, and N−1 fails for at least one
+// seed; the search runs at most ⌈log₂ range⌉ + 2 sizes.
+func TestPlanMinimumNMeetsTheSLOAndOneLessDoesNot(t *testing.T) {
+	out := t.TempDir()
+	const seeds = 3
+	if _, _, err := runCLI("plan", "--slo-ttft-p95", "2000", "--min-completeness", "0.99", "--seeds", fmt.Sprint(seeds), "--quiet", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o planOutput
+	if err := json.Unmarshal(b, &o); err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Plans) != 3 {
+		t.Fatalf("%d plans, want one per default policy", len(o.Plans))
+	}
+	window := []string{"--trace", "arxiv-window", "--max-isl", "16384", "--skip", "60", "--first", "1000", "--rate-scale", "0.7365", "--max-model-len", "16384"}
+	for _, p := range o.Plans {
+		if !p.Met || p.MinN < 2 {
+			t.Fatalf("%s: plan %+v; the default workload needs more than one A100 for these objectives", p.Policy, p)
+		}
+		if p.Evaluations > plan.MaxSteps(16) {
+			t.Errorf("%s: %d sizes run, bound %d", p.Policy, p.Evaluations, plan.MaxSteps(16))
+		}
+		failedBelow := false
+		for _, n := range []int{p.MinN, p.MinN - 1} {
+			for s := 0; s < seeds; s++ {
+				dir := filepath.Join(t.TempDir(), "run")
+				args := append([]string{"run", "--policy", p.Policy, "--n", fmt.Sprint(n), "--seed", fmt.Sprint(s), "--out", dir}, window...)
+				if _, _, err := runCLI(args...); err != nil {
+					t.Fatal(err)
+				}
+				p95, comp := offeredStats(t, dir)
+				met := p95 <= 2000 && comp >= 0.99
+				if n == p.MinN && !met {
+					t.Errorf("%s at its planned N = %d, seed %d: TTFT p95 over offered %.0f ms, completeness %.3f", p.Policy, n, s, p95, comp)
+				}
+				failedBelow = failedBelow || (n < p.MinN && !met)
+			}
+		}
+		if !failedBelow {
+			t.Errorf("%s: N − 1 = %d meets the objectives for every seed; the plan's N is not the smallest", p.Policy, p.MinN-1)
+		}
+	}
+}
+
+func TestPlanIsDeterministicAndResumes(t *testing.T) {
+	args := []string{"plan", "--slo-ttft-p95", "1500", "--min-completeness", "0.99", "--policy", "round-robin,kv", "--seeds", "2",
+		"--traffic-scale", "1,1.5", "--setting", "max-num-seqs=64,256", "--n", "2..12", "--gpu-hour-cost", "2.5", "--quiet"}
+	a, c := t.TempDir(), t.TempDir()
+	outA, _, err := runCLI(append(args, "--out", a)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI(append(args, "--out", c, "--jobs", "1")...); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"plan.json", "plan.csv", "plots/slo-attainment-0.png", "plots/slo-attainment-3.svg"} {
+		x, err1 := os.ReadFile(filepath.Join(a, f))
+		y, err2 := os.ReadFile(filepath.Join(c, f))
+		if err1 != nil || err2 != nil || string(x) != string(y) {
+			t.Errorf("%s differs between two runs (or is missing: %v %v)", f, err1, err2)
+		}
+	}
+	// A second run over the same --out reuses every run: same answer.
+	outB, _, err := runCLI(append(args, "--out", a)...)
+	if err != nil || strings.ReplaceAll(outB, a, "") != strings.ReplaceAll(outA, a, "") {
+		t.Errorf("resumed plan differs: %v\n%s\n%s", err, outA, outB)
+	}
+	var o planOutput
+	b, _ := os.ReadFile(filepath.Join(a, "plan.json"))
+	if err := json.Unmarshal(b, &o); err != nil || len(o.Plans) != 8 {
+		t.Fatalf("plan.json: %v, %d plans (want 2 policies × 2 settings × 2 traffic scales)", err, len(o.Plans))
+	}
+	for _, p := range o.Plans {
+		if p.Settings["max-num-seqs"] == "" || (p.Met && (p.CostPerMillion == nil || *p.CostPerMillion <= 0)) {
+			t.Errorf("plan %+v lacks its setting or its cost", p)
+		}
+	}
+}
+
+func TestPlanRejectsBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan"}, "no objective"},
+		{[]string{"plan", "--slo-ttft-p95", "-3"}, "slo-ttft-p95"},
+		{[]string{"plan", "--min-completeness", "2"}, "min-completeness"},
+		{[]string{"plan", "--slo-e2e-p95", "NaN"}, "slo-e2e-p95"},
+		{[]string{"plan", "--slo-ttft-p95", "1000", "--confidence", "0"}, "--confidence"},
+		{[]string{"plan", "--slo-ttft-p95", "1000", "--traffic-scale", "0"}, "--traffic-scale"},
+		{[]string{"plan", "--slo-ttft-p95", "1000", "--setting", "bogus-flag=1"}, "bogus-flag"},
+		{[]string{"plan", "--slo-ttft-p95", "1000", "--setting", "max-num-seqs"}, "FLAG=v1,v2"},
+		{[]string{"plan", "--slo-ttft-p95", "1000", "--setting", "max-num-seqs=abc"}, "max-num-seqs=abc"},
+		{[]string{"plan", "--slo-ttft-p95", "1000", "--policy", "nope"}, "unknown policy"},
+		{[]string{"plan", "--slo-ttft-p95", "1000", "--n", "5..2"}, "--n"},
+		{[]string{"plan", "--slo-ttft-p95", "1000", "--gpu-hour-cost", "-1"}, "--gpu-hour-cost"},
+	} {
+		_, _, err := runCLI(append(c.args, "--out", t.TempDir())...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one naming %q", c.args, err, c.want)
+		}
+		if err != nil && exitCode(err) != 2 {
+			t.Errorf("%v: exit %d, want 2 (usage)", c.args, exitCode(err))
+		}
+	}
+}
