@@ -163,3 +163,54 @@ func TestPlanRejectsBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// Shards fill the run cache; a final unsharded plan over the same --out
+// reuses every run and prints the plan an unsharded run would.
+func TestPlanShardsThenJoin(t *testing.T) {
+	args := []string{"plan", "--slo-ttft-p95", "2000", "--policy", "round-robin,kv,least-loaded", "--seeds", "2", "--n", "2..8", "--quiet"}
+	direct, joined := t.TempDir(), t.TempDir()
+	want, _, err := runCLI(append(args, "--out", direct)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range []string{"0/2", "1/2"} {
+		out, _, err := runCLI(append(args, "--out", joined, "--shard", sh)...)
+		if err != nil || !strings.Contains(out, "shard "+sh) {
+			t.Fatalf("shard %s: %v\n%s", sh, err, out)
+		}
+		if _, err := os.Stat(filepath.Join(joined, "plan.json")); err == nil {
+			t.Fatalf("shard %s wrote plan.json", sh)
+		}
+	}
+	got, _, err := runCLI(append(args, "--out", joined)...)
+	if err != nil || strings.ReplaceAll(got, joined, "OUT") != strings.ReplaceAll(want, direct, "OUT") {
+		t.Errorf("joined plan differs: %v\n%s\nwant\n%s", err, got, want)
+	}
+	a, _ := os.ReadFile(filepath.Join(direct, "plan.json"))
+	b, _ := os.ReadFile(filepath.Join(joined, "plan.json"))
+	if string(a) != string(b) {
+		t.Error("plan.json differs between a direct and a sharded-then-joined plan")
+	}
+}
+
+// With --uncertainty every posterior draw is a run towards --confidence.
+func TestPlanCountsPosteriorDraws(t *testing.T) {
+	out := t.TempDir()
+	text, _, err := runCLI("plan", "--slo-ttft-p95", "2000", "--policy", "round-robin", "--seeds", "2", "--uncertainty", "2", "--n", "2..6", "--quiet", "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "of 6 runs per size (2 seeds × (the fitted profile + 2 coefficient draws))") {
+		t.Errorf("plan does not count seeds × (1 + draws) runs:\n%s", text)
+	}
+	var o planOutput
+	b, _ := os.ReadFile(filepath.Join(out, "plan.json"))
+	if err := json.Unmarshal(b, &o); err != nil || o.Draws != 2 || len(o.Plans) != 1 {
+		t.Fatalf("plan.json: %v %+v", err, o)
+	}
+	for _, s := range o.Plans[0].Evaluated {
+		if k := s.Attainment * 6; math.Abs(k-math.Round(k)) > 1e-9 {
+			t.Errorf("attainment %g at N = %d is not a count of 6 runs", s.Attainment, s.N)
+		}
+	}
+}
