@@ -29,6 +29,13 @@ POLICY_STYLE = {
     "kv-admission": {"color": "#d62728", "marker": "s"},
     "kv-backpressure": {"color": "#2ca02c", "marker": "^", "ls": "--"},
     "kv": {"color": "#9467bd", "marker": "D"},
+    "sglang-cache-aware": {"color": "#ff7f0e", "marker": "v"},
+    "llm-d": {"color": "#8c564b", "marker": "P"},
+    "session-affinity": {"color": "#e377c2", "marker": "X"},
+    "ray-prefix-affinity": {"color": "#17becf", "marker": "<"},
+    "aibrix-prefix-cache": {"color": "#bcbd22", "marker": ">"},
+    "prefix-aware": {"color": "#7f7f7f", "marker": "*"},
+    "prefix-hash": {"color": "#000000", "marker": "h"},
 }
 
 _binary = None
