@@ -8,8 +8,10 @@ import (
 )
 
 // AIBrix's gateway routers (vllm-project/aibrix,
-// pkg/plugins/gateway/algorithms/prefix_cache.go at 429c45e90fb4 and
-// least_request.go; the prefix hash table in pkg/utils/prefixcacheindexer).
+// pkg/plugins/gateway/algorithms/prefix_cache.go at 429c45e90fb4: defaults
+// lines 35–36, Route line 91, getTargetPodFromMatchedPods line 157 with its
+// bound at line 187, getTargetPodOnLoadImbalance line 198; least_request.go;
+// the prefix hash table in pkg/utils/prefixcacheindexer).
 // Request counts are the gateway's running requests per pod: routesim's
 // requests in flight.
 

@@ -11,11 +11,16 @@ import (
 
 // llm-d's endpoint picker is the Gateway API Inference Extension's
 // scheduler (kubernetes-sigs/gateway-api-inference-extension at
-// 00913f9205cd): each scorer gives every worker a value in [0, 1], the
+// 00913f9205cd, Aug 2025): each scorer gives every worker a value in
+// [0, 1] (plugins/multi/prefix/plugin.go Score line 177 and
+// matchLongestPrefix line 225; scorer/queue.go Score line 66, 1.0 for
+// equal queues at line 85; scorer/kvcache_utilization.go line 67), the
 // profile sums them with weights, and the max-score picker takes the
-// highest (a uniform draw among equal totals, as it shuffles first). The
-// default profile (the EPP's default-plugins.yaml) weighs prefix-cache 3,
-// queue 2, kv-cache-utilization 2.
+// highest (a uniform draw among equal totals: it shuffles first,
+// picker/max_score_picker.go line 93). llm-d's default profile weighs
+// queue 2, kv-cache-utilization 2, prefix-cache 3
+// (llm-d/llm-d-inference-scheduler 520af47896e5,
+// config/charts/epplib/templates/_config.yaml lines 78–84).
 const (
 	scorerPrefix  = "prefix-cache"         // approximate, from routed prompts (multi/prefix/plugin.go)
 	scorerPrecise = "precise-prefix-cache" // from the engines' KV events (llm-d kv-cache-manager)

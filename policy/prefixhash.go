@@ -7,13 +7,16 @@ import (
 
 // PrefixHash is KubeAI's PrefixHash load balancing: consistent hashing
 // with bounded loads (CHWBL) on a hash of the prompt's first
-// PrefixCharLength characters (substratusai/kubeai,
-// internal/loadbalancer/balance_chwbl.go; defaults from api/v1/model_types.go:
+// PrefixCharLength characters (substratusai/kubeai v0.21.0, 2f32ef498da6:
+// internal/loadbalancer/balance_chwbl.go, chwblGetAddr line 14,
+// chwblLoadOK line 152; defaults api/k8s/v1/model_types.go lines 193–206:
 // meanLoadFactor 125, replication 256, prefixCharLength 100). Each worker
 // sits Replication times on a ring; a request walks the ring clockwise from
-// its key's hash and takes the first worker whose in-flight load, with
-// this request, stays within MeanLoadFactor % of the mean load with this
-// request; if none does, the first worker met.
+// its key's hash and takes the first worker whose in-flight load is within
+// MeanLoadFactor % of the mean load counting this request, (total+1)/N;
+// if none is, the first worker met. (Before PR #528, May 2025, the bound
+// also added this request to the worker's own load, which no worker meets
+// while the cluster carries less than about one request per worker.)
 //
 // routesim hashes the prompt block that covers the first
 // PrefixCharLength/CharsPerToken tokens (its chained hash names the whole
@@ -60,13 +63,13 @@ func (p *PrefixHash) Route(r *Request, v View) Decision {
 	return Decision{Worker: w, Reason: "ring: every worker over the load bound, first one"}
 }
 
-// loadOK is CHWBL's bound: with the new request counted, the worker's
-// load may not exceed factor × the mean load (chwblLoadOK).
+// loadOK is CHWBL's bound: the worker's load may not exceed factor × the
+// mean load with the new request counted (chwblLoadOK).
 func loadOK(load, total, n int, factor float64) bool {
 	if total == 0 {
 		return true
 	}
-	return float64(load)+1 <= float64(total+1)/float64(n)*factor
+	return float64(load) <= float64(total+1)/float64(n)*factor
 }
 
 // buildRing places replicas points per worker, sorted by hash.

@@ -6,8 +6,10 @@ import (
 )
 
 // vLLM production-stack's router (vllm-project/production-stack,
-// src/vllm_router/routers/routing_logic.py at 008a23bd4837, trie in
-// src/vllm_router/prefix/hashtrie.py at 35e4ad377d6e).
+// src/vllm_router/routers/routing_logic.py at 008a23bd4837: _qps_routing
+// line 63, SessionRouter line 199, PrefixAwareRouter line 417; trie in
+// src/vllm_router/prefix/hashtrie.py at 35e4ad377d6e: chunk_size 128 at
+// line 37, insert line 59, longest_prefix_match line 77).
 
 // SessionAffinity is production-stack's session router: a request with a
 // session goes to the worker its session hashes to on a consistent-hash

@@ -262,7 +262,7 @@ var registry = map[string]Entry{
 	},
 	"llm-d": {
 		Summary: "llm-d / Inference Gateway endpoint picker: weighted scorers (approximate or precise prefix cache, scraped queue and KV utilisation), max score",
-		Source:  "kubernetes-sigs/gateway-api-inference-extension pkg/epp/scheduling/framework/plugins/multi/prefix/plugin.go @00913f9205cd, scorer/queue.go, scorer/kvcache_utilization.go; weights: the EPP's default-plugins.yaml",
+		Source:  "kubernetes-sigs/gateway-api-inference-extension @00913f9205cd pkg/epp/scheduling/framework/plugins/multi/prefix/plugin.go, scorer/queue.go, scorer/kvcache_utilization.go, picker/max_score_picker.go; weights: llm-d/llm-d-inference-scheduler @520af47896e5 config/charts/epplib/templates/_config.yaml",
 		Uses:    []string{"scorers", "lru-capacity-per-server", "max-prefix-blocks-to-match"},
 		KVAwareWhen: func(p Params) bool {
 			sc, _ := ParseScorers(p.Scorers)
@@ -277,7 +277,7 @@ var registry = map[string]Entry{
 	},
 	"session-affinity": {
 		Summary: "vLLM production-stack session router: consistent hash of the session; session-less requests to the lowest QPS",
-		Source:  "vllm-project/production-stack src/vllm_router/routers/routing_logic.py @008a23bd4837 (SessionRouter)",
+		Source:  "vllm-project/production-stack @008a23bd4837 src/vllm_router/routers/routing_logic.py (_qps_routing line 63, SessionRouter line 199)",
 		Uses:    []string{"request-stats-window"},
 		New: func(p Params) Policy {
 			return &SessionAffinity{Window: int64(math.Round(p.RequestStatsWindow * 1e9))}
@@ -285,12 +285,12 @@ var registry = map[string]Entry{
 	},
 	"prefix-aware": {
 		Summary: "vLLM production-stack prefix-aware router: trie of routed prompts, random among the longest match, no load signal",
-		Source:  "vllm-project/production-stack src/vllm_router/routers/routing_logic.py @008a23bd4837 (PrefixAwareRouter), prefix/hashtrie.py @35e4ad377d6e",
+		Source:  "vllm-project/production-stack @008a23bd4837 src/vllm_router/routers/routing_logic.py (PrefixAwareRouter line 417); @35e4ad377d6e src/vllm_router/prefix/hashtrie.py (longest_prefix_match line 77)",
 		New:     func(p Params) Policy { return &PrefixAware{Rand: p.Rand} },
 	},
 	"prefix-hash": {
 		Summary: "KubeAI PrefixHash: consistent hashing with bounded loads (CHWBL) on the prompt's first characters",
-		Source:  "substratusai/kubeai internal/loadbalancer/balance_chwbl.go; defaults api/v1/model_types.go (PrefixHash)",
+		Source:  "substratusai/kubeai v0.21.0 (2f32ef498da6) internal/loadbalancer/balance_chwbl.go; defaults api/k8s/v1/model_types.go (PrefixHash)",
 		Uses:    []string{"prefix-char-length", "mean-load-factor", "replication"},
 		New: func(p Params) Policy {
 			return &PrefixHash{PrefixCharLength: p.PrefixCharLength, MeanLoadFactor: float64(p.MeanLoadFactor) / 100, Replication: p.Replication}
@@ -311,7 +311,7 @@ var registry = map[string]Entry{
 	},
 	"aibrix-prefix-cache": {
 		Summary: "AIBrix prefix-cache: hash table of routed prompt blocks; best match within mean + k·σ running requests, least request otherwise",
-		Source:  "vllm-project/aibrix pkg/plugins/gateway/algorithms/prefix_cache.go @429c45e90fb4, pkg/utils/prefixcacheindexer",
+		Source:  "vllm-project/aibrix @429c45e90fb4 pkg/plugins/gateway/algorithms/prefix_cache.go (Route line 91, getTargetPodFromMatchedPods line 157, getTargetPodOnLoadImbalance line 198; defaults lines 35–36), pkg/utils/prefixcacheindexer",
 		Uses:    []string{"prefix-cache-pod-running-request-imbalance-abs-count", "prefix-cache-standard-deviation-factor", "prefix-cache-block-number"},
 		New: func(p Params) Policy {
 			return &AIBrixPrefixCache{Rand: p.Rand, ImbalanceAbsCount: p.PrefixCacheImbalanceAbsCount, StdDevFactor: float64(p.PrefixCacheStandardDeviationFactor),

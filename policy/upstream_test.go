@@ -100,11 +100,12 @@ func TestLLMDWorkedExample(t *testing.T) {
 	}
 }
 
-// TestPrefixHashWorkedExample re-derives balance_chwbl.go chwblGetAddr
-// and chwblLoadOK: (load+1) ≤ (total+1)/n × 1.25.
+// TestPrefixHashWorkedExample re-derives KubeAI v0.21.0's balance_chwbl.go
+// chwblGetAddr (line 14) and chwblLoadOK (line 152): load ≤ (total+1)/n ×
+// 1.25.
 func TestPrefixHashWorkedExample(t *testing.T) {
-	if !loadOK(0, 3, 3, 1.25) || loadOK(1, 3, 3, 1.25) || !loadOK(9, 0, 3, 1.25) {
-		t.Fatal("chwblLoadOK: 0+1 ≤ 4/3·1.25 holds, 1+1 does not; an idle pool always accepts")
+	if !loadOK(1, 3, 3, 1.25) || loadOK(2, 3, 3, 1.25) || !loadOK(9, 0, 3, 1.25) || !loadOK(0, 1, 32, 1.25) {
+		t.Fatal("chwblLoadOK: 1 ≤ 4/3·1.25 holds, 2 does not; an idle pool always accepts; an idle worker is always within the bound")
 	}
 	v := newFakeView(3)
 	p := mustNew("prefix-hash", params(1)).(*PrefixHash)
