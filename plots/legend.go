@@ -61,6 +61,39 @@ const (
 	legendIcon = 28.0  // pt for the line/glyph sample and padding
 )
 
+// legendBox is the legend's approximate width and height as shares of
+// the data area.
+func legendBox(entries []string) (w, h float64) {
+	longest := 0
+	for _, e := range entries {
+		longest = max(longest, len([]rune(e)))
+	}
+	w = math.Min(0.9, (legendIcon+legendChar*float64(longest))/dataWidth)
+	h = math.Min(0.9, (legendRow*float64(len(entries))+4)/dataHeight)
+	return w, h
+}
+
+// pointsIn counts the data points inside a w × h box (shares of the data
+// area, with a small margin) at the left or right edge, its bottom at
+// bottom.
+func (f *figure) pointsIn(left bool, bottom, w, h float64) int {
+	n := 0
+	for _, xy := range f.pts {
+		x, y := f.p.X.Norm(xy.X), f.p.Y.Norm(xy.Y)
+		if math.IsNaN(x) || math.IsNaN(y) {
+			continue
+		}
+		inX := x >= 1-w-0.02 && x <= 1.02
+		if left {
+			inX = x <= w+0.02 && x >= -0.02
+		}
+		if inX && y >= bottom-0.02 && y <= bottom+h+0.02 {
+			n++
+		}
+	}
+	return n
+}
+
 // placeLegend puts the legend in the corner of the data area that covers
 // the fewest data points; when every corner holds some, it raises the top
 // of the y range until the top corners are clear and puts it there.
@@ -69,33 +102,14 @@ func (f *figure) placeLegend(entries []string) {
 	if len(entries) == 0 {
 		return
 	}
-	longest := 0
-	for _, e := range entries {
-		longest = max(longest, len([]rune(e)))
-	}
-	w := math.Min(0.9, (legendIcon+legendChar*float64(longest))/dataWidth)
-	h := math.Min(0.9, (legendRow*float64(len(entries))+4)/dataHeight)
+	w, h := legendBox(entries)
 	type corner struct{ top, left bool }
 	count := func(c corner) int {
-		n := 0
-		for _, xy := range f.pts {
-			x, y := p.X.Norm(xy.X), p.Y.Norm(xy.Y)
-			if math.IsNaN(x) || math.IsNaN(y) {
-				continue
-			}
-			inX := x >= 1-w-0.02 && x <= 1.02
-			if c.left {
-				inX = x <= w+0.02 && x >= -0.02
-			}
-			inY := y >= 1-h-0.02 && y <= 1.02
-			if !c.top {
-				inY = y <= h+0.02 && y >= -0.02
-			}
-			if inX && inY {
-				n++
-			}
+		bottom := 0.0
+		if c.top {
+			bottom = 1 - h
 		}
-		return n
+		return f.pointsIn(c.left, bottom, w, h)
 	}
 	best, bestN := corner{true, false}, math.MaxInt
 	for _, c := range []corner{{true, false}, {true, true}, {false, false}, {false, true}} {
@@ -123,33 +137,12 @@ func (f *figure) placeLegendInside(entries []string) {
 	if len(entries) == 0 {
 		return
 	}
-	longest := 0
-	for _, e := range entries {
-		longest = max(longest, len([]rune(e)))
-	}
-	w := math.Min(0.9, (legendIcon+legendChar*float64(longest))/dataWidth)
-	h := math.Min(0.9, (legendRow*float64(len(entries))+4)/dataHeight)
+	w, h := legendBox(entries)
 	type spot struct {
 		left   bool
 		bottom float64 // normalised y of the legend's bottom edge
 	}
-	count := func(s spot) int {
-		n := 0
-		for _, xy := range f.pts {
-			x, y := p.X.Norm(xy.X), p.Y.Norm(xy.Y)
-			if math.IsNaN(x) || math.IsNaN(y) {
-				continue
-			}
-			inX := x >= 1-w-0.02 && x <= 1.02
-			if s.left {
-				inX = x <= w+0.02 && x >= -0.02
-			}
-			if inX && y >= s.bottom-0.02 && y <= s.bottom+h+0.02 {
-				n++
-			}
-		}
-		return n
-	}
+	count := func(s spot) int { return f.pointsIn(s.left, s.bottom, w, h) }
 	best, bestN := spot{false, 1 - h}, math.MaxInt
 	for _, s := range []spot{{false, 1 - h}, {true, 1 - h}, {false, 0}, {true, 0}, {false, 0.5 - h/2}, {true, 0.5 - h/2}} {
 		if n := count(s); n < bestN {

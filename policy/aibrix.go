@@ -150,17 +150,18 @@ func (p *AIBrixPrefixCache) leastRequest(n int) int {
 	for w := range all {
 		all[w] = w
 	}
-	return fewest(all, p.counts, p.Rand)
+	return fewest(all, func(w int) float64 { return p.counts[w] }, p.Rand)
 }
 
-// fewest returns the candidate with the smallest count, uniform among ties.
-func fewest(cands []int, counts []float64, rng *rand.Rand) int {
+// fewest returns the candidate with the smallest value, uniform among
+// ties (one draw per tie, as argmin), -1 for no candidate.
+func fewest(cands []int, value func(w int) float64, rng *rand.Rand) int {
 	best, ties := -1, 0
 	for _, w := range cands {
 		switch {
-		case best < 0 || counts[w] < counts[best]:
+		case best < 0 || value(w) < value(best):
 			best, ties = w, 1
-		case counts[w] == counts[best]:
+		case value(w) == value(best):
 			ties++
 			if rng.IntN(ties) == 0 {
 				best = w

@@ -156,11 +156,12 @@ func (p *LLMD) Route(r *Request, v View) Decision {
 			}
 		}
 	}
-	w := argmax(p.scores, p.Rand)
+	costs := negated(p.scores) // the max score is the min cost; ties drawn uniformly
+	w := argmin(costs, p.Rand)
 	if len(p.hashes) > 0 {
 		p.index.add(p.hashes, w)
 	}
-	return Decision{Worker: w, Reason: "max weighted score", Scores: negated(p.scores)}
+	return Decision{Worker: w, Reason: "max weighted score", Scores: costs}
 }
 
 // prefixScores adds weight × (leading hashes held / hashes) per worker:
@@ -183,23 +184,6 @@ func (p *LLMD) prefixScores(weight float64) {
 	for w, m := range p.matched {
 		p.scores[w] += weight * float64(m) / float64(len(p.hashes))
 	}
-}
-
-// argmax returns the index of the largest score, uniform among ties.
-func argmax(scores []float64, rng *rand.Rand) int {
-	best, ties := 0, 0
-	for i, s := range scores {
-		switch {
-		case i == 0 || s > scores[best]:
-			best, ties = i, 1
-		case s == scores[best]:
-			ties++
-			if rng.IntN(ties) == 0 {
-				best = i
-			}
-		}
-	}
-	return best
 }
 
 // negated turns higher-is-better scores into Decision's lower-is-better

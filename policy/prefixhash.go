@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"slices"
+
+	"github.com/routesim/routesim/internal/hashmix"
 )
 
 // PrefixHash is KubeAI's PrefixHash load balancing: consistent hashing
@@ -109,17 +111,8 @@ func ringSearch(ring []ringPoint, h uint64) int {
 	return i
 }
 
-// mix64 combines a hash with a value (splitmix64's finaliser), the same
-// mixing routesim chains block hashes with.
-func mix64(h, v uint64) uint64 {
-	x := h ^ (v + 0x9e3779b97f4a7c15 + h<<6 + h>>2)
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
+// mix64 is routesim's hash combiner (the one the engine chains blocks with).
+func mix64(h, v uint64) uint64 { return hashmix.Mix(h, v) }
 
 // stringHash is FNV-1a of s.
 func stringHash(s string) uint64 {

@@ -55,28 +55,10 @@ func (p *RayPrefixAffinity) Route(r *Request, v View) Decision {
 		} else {
 			p.buf = p.tree.tenants(node, p.buf)
 		}
-		d = Decision{Worker: shortestQueue(p.buf, v, p.Rand), Reason: fmt.Sprintf("%s (%.0f%% matched, %d candidates)", what, 100*rate, len(p.buf))}
+		d = Decision{Worker: fewest(p.buf, func(w int) float64 { return float64(v.InFlight(w)) }, p.Rand), Reason: fmt.Sprintf("%s (%.0f%% matched, %d candidates)", what, 100*rate, len(p.buf))}
 	}
 	p.tree.insert(r.Blocks, d.Worker, v.Now())
 	return d
-}
-
-// shortestQueue returns the candidate with the fewest requests in flight,
-// uniform among ties.
-func shortestQueue(cands []int, v View, rng *rand.Rand) int {
-	best, ties := -1, 0
-	for _, w := range cands {
-		switch {
-		case best < 0 || v.InFlight(w) < v.InFlight(best):
-			best, ties = w, 1
-		case v.InFlight(w) == v.InFlight(best):
-			ties++
-			if rng.IntN(ties) == 0 {
-				best = w
-			}
-		}
-	}
-	return best
 }
 
 // Believed implements Believer: the leading blocks w's tree holds.

@@ -239,3 +239,25 @@ func TestParseScorersRejectsBadSpecs(t *testing.T) {
 		t.Errorf("ParseScorers = %v, %v", sc, err)
 	}
 }
+
+// Every router that keeps its own index of routed prompts says what it
+// believes each worker holds (policy.Believer).
+func TestApproximateRoutersExposeTheirBelief(t *testing.T) {
+	for _, name := range []string{"sglang-cache-aware", "llm-d", "prefix-aware", "ray-prefix-affinity", "aibrix-prefix-cache"} {
+		p := mustNew(name, params(1))
+		b, ok := p.(Believer)
+		if !ok {
+			t.Errorf("%s does not implement Believer", name)
+			continue
+		}
+		v := newFakeView(2)
+		r := blocks64(1, 2, 3)
+		w := p.Route(r, v).Worker
+		if got := b.Believed(w, r.Blocks); got != 3 {
+			t.Errorf("%s: believes worker %d holds %d of the 3 blocks it was just sent", name, w, got)
+		}
+		if got := b.Believed(1-w, r.Blocks); got != 0 {
+			t.Errorf("%s: believes worker %d, never sent anything, holds %d blocks", name, 1-w, got)
+		}
+	}
+}

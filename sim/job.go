@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 
+	"github.com/routesim/routesim/internal/hashmix"
 	"github.com/routesim/routesim/internal/inputerr"
 )
 
@@ -94,13 +95,6 @@ func CheckBlockSize(b int) error {
 }
 
 // Mix combines a running hash with a value (a splitmix64 finaliser): the
-// one hash routesim chains block contents with.
-func Mix(h, v uint64) uint64 {
-	x := h ^ (v + 0x9e3779b97f4a7c15 + h<<6 + h>>2)
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
+// one hash routesim chains block contents with (internal/hashmix, shared
+// with the routers).
+func Mix(h, v uint64) uint64 { return hashmix.Mix(h, v) }

@@ -94,13 +94,7 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	tmp := pflag.NewFlagSet("", pflag.ContinueOnError)
-	registerSim(tmp, &base)
-	tmp.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "n" && f.Name != "policy" && f.Name != "seed" {
-			fs.AddFlag(f)
-		}
-	})
+	addRunFlags(fs, &base, "n", "policy", "seed")
 	fs.String("scenario", "", "scenario file (JSON with the base run's settings; flags override it)")
 	nFlag := fs.String("n", "1..16", "cluster sizes to search: 1..16, 2..32:2 or 2,4,8 (a larger cluster is assumed never worse)")
 	pols := fs.StringSlice("policy", []string{"round-robin", "kv-admission", "kv-backpressure"}, "policies to plan for ("+joinNames(policy.Names())+")")

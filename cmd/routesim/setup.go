@@ -103,6 +103,18 @@ func buildSim(fs *pflag.FlagSet, s *scenario.Spec) (*scenario.Built, error) {
 	return b, nil
 }
 
+// addRunFlags adds run's flags, bound to base, to fs, except those named
+// (the command's own axes, which it declares itself).
+func addRunFlags(fs *pflag.FlagSet, base *scenario.Spec, except ...string) {
+	tmp := pflag.NewFlagSet("", pflag.ContinueOnError)
+	registerSim(tmp, base)
+	tmp.VisitAll(func(f *pflag.Flag) {
+		if !slices.Contains(except, f.Name) {
+			fs.AddFlag(f)
+		}
+	})
+}
+
 // loadProfile loads the run's profile and reconciles it with the
 // deployment flags: a --profile adopts its GPU, model and TP unless the user
 // set a different one (an error). run and sweep both go through it.

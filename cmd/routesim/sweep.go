@@ -80,13 +80,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	tmp := pflag.NewFlagSet("", pflag.ContinueOnError)
-	registerSim(tmp, &base)
-	tmp.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "n" && f.Name != "policy" && f.Name != "rate-scale" && f.Name != "seed" && f.Name != "concurrency" && f.Name != "rate" {
-			fs.AddFlag(f)
-		}
-	})
+	addRunFlags(fs, &base, "n", "policy", "rate-scale", "seed", "concurrency", "rate")
 	fs.String("scenario", "", "scenario file (JSON with the base run's settings; flags override it)")
 	nDefault := "2..16"
 	if base.Description != "" { // a scenario file: its N unless --n says otherwise
