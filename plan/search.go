@@ -74,3 +74,26 @@ func Search(ns []int, confidence float64, attainment func(n int) (float64, error
 	}
 	return ns[lo], steps, nil
 }
+
+// Scan evaluates every size, smallest first, and returns the smallest whose
+// attainment reaches confidence (0 if none): the answer without the
+// monotonicity assumption, at the cost of the whole range.
+func Scan(ns []int, confidence float64, attainment func(n int) (float64, error)) (int, []Step, error) {
+	if len(ns) == 0 {
+		return 0, nil, fmt.Errorf("plan: no cluster size to search")
+	}
+	minN := 0
+	steps := make([]Step, 0, len(ns))
+	for _, n := range ns {
+		a, err := attainment(n)
+		if err != nil {
+			return 0, steps, err
+		}
+		ok := a >= confidence-1e-12 && !math.IsNaN(a)
+		steps = append(steps, Step{N: n, Attainment: a, Met: ok})
+		if ok && minN == 0 {
+			minN = n
+		}
+	}
+	return minN, steps, nil
+}

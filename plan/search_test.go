@@ -51,3 +51,22 @@ func TestMaxSteps(t *testing.T) {
 		}
 	}
 }
+
+// Scan finds the smallest passing size even where more workers do worse.
+func TestScanHandlesNonMonotoneAttainment(t *testing.T) {
+	ns := []int{2, 3, 4, 5, 6, 7, 8}
+	pass := map[int]bool{5: true, 6: true, 7: true} // fails again at 8
+	f := func(n int) (float64, error) {
+		if pass[n] {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	if got, _, _ := Search(ns, 0.9, f); got != 0 {
+		t.Fatalf("Search = %d: it checks the largest size first and should report none", got)
+	}
+	got, steps, err := Scan(ns, 0.9, f)
+	if err != nil || got != 5 || len(steps) != len(ns) {
+		t.Fatalf("Scan = %d, %d steps, %v; want 5 after all %d sizes", got, len(steps), err, len(ns))
+	}
+}

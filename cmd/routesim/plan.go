@@ -42,6 +42,7 @@ type planFlags struct {
 	out        string
 	shard      sweep.Shard
 	quiet      bool
+	scan       bool
 }
 
 // planSetting is one candidate engine or router setting: a run flag and
@@ -115,6 +116,7 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 	out := fs.String("out", "routesim-plan", "output directory (re-running resumes: finished runs are kept)")
 	shardFlag := fs.String("shard", "0/1", "search only every k-th (policy, setting, traffic) of shard i/k; a final unsharded run over the same --out reuses their runs")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	scan := fs.Bool("scan", false, "run every size of --n instead of bisecting (for policies that can do worse with more workers)")
 	showAliases(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim plan --slo-ttft-p95 MS [--min-completeness F …] [flags]\n\nFind, per policy (and setting, and traffic level), the smallest cluster that meets every objective over the offered requests with the given confidence: the largest N is checked first, then bisection.\n\nFlags:\n%s", fs.FlagUsages())
@@ -127,7 +129,7 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	applyWindowDefaults(fs, &base, new([]float64))
 	pf := planFlags{policies: *pols, seeds: *seeds, baseSeed: *baseSeed, confidence: *conf, slo: slo, scales: *scales,
-		gpuHour: *gpuHour, draws: *draws, jobs: *jobs, out: *out, quiet: *quiet}
+		gpuHour: *gpuHour, draws: *draws, jobs: *jobs, out: *out, quiet: *quiet, scan: *scan}
 	var errs []error
 	if pf.ns, err = sweep.ParseRange(*nFlag); err != nil {
 		errs = append(errs, fmt.Errorf("--n: %w", err))
@@ -254,7 +256,11 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 			}
 			var lastStats []plan.Stats
 			statsAt := map[int][]plan.Stats{}
-			minN, steps, err := plan.Search(pf.ns, pf.confidence, func(n int) (float64, error) {
+			search := plan.Search
+			if pf.scan {
+				search = plan.Scan
+			}
+			minN, steps, err := search(pf.ns, pf.confidence, func(n int) (float64, error) {
 				results, err := j.runner(n, pol).Run(ctx)
 				if err != nil {
 					return 0, err
@@ -280,8 +286,12 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 				return err
 			}
 			lastStats = statsAt[minN]
+			maxSteps := plan.MaxSteps(len(pf.ns))
+			if pf.scan {
+				maxSteps = len(pf.ns)
+			}
 			e := planEntry{Policy: pol, Settings: j.setting, TrafficScale: j.scale, MinN: minN, Met: minN > 0,
-				Evaluated: steps, Evaluations: len(steps), MaxEvaluations: plan.MaxSteps(len(pf.ns))}
+				Evaluated: steps, Evaluations: len(steps), MaxEvaluations: maxSteps}
 			if minN > 0 {
 				e.GPUs = minN * j.spec.TP
 				med := medianStats(lastStats)
@@ -598,14 +608,23 @@ func printPlan(w io.Writer, pf planFlags, o planOutput) error {
 			setting = "—"
 		}
 		if !e.Met {
-			fmt.Fprintf(&b, "  %-22s %-28s %5s   the largest N (%d) misses; the search assumes more workers never do worse, so try a narrower --n  %d of ≤ %d\n",
-				e.Policy, setting, "none", pf.ns[len(pf.ns)-1], e.Evaluations, e.MaxEvaluations)
+			why := fmt.Sprintf("the largest N (%d) misses; the search assumes more workers never do worse: try --scan", pf.ns[len(pf.ns)-1])
+			if pf.scan {
+				why = "no size in range meets the objectives"
+			}
+			fmt.Fprintf(&b, "  %-22s %-28s %5s   %s  %d of ≤ %d\n", e.Policy, setting, "none", why, e.Evaluations, e.MaxEvaluations)
 			continue
 		}
 		s := e.Stats
 		fmt.Fprintf(&b, "  %-22s %-28s %5d %5d %10s %10s %10s %8.1f%% %7.1f%% %8s %d of ≤ %d\n", e.Policy, setting, e.MinN, e.GPUs,
 			fmtPtr(s.TTFTP95Ms, "%.0f ms"), fmtPtr(s.ITLP95Ms, "%.1f ms"), fmtPtr(s.E2EP95Ms, "%.0f ms"), 100*s.Completeness, 100*s.Goodput,
 			fmtPtr(percent(e.Margin), "%+.0f%%"), e.Evaluations, e.MaxEvaluations)
+		for _, st := range e.Evaluated {
+			if st.N > e.MinN && !st.Met {
+				fmt.Fprintf(&b, "  %-22s %-28s       misses again at N = %d: more workers do worse here\n", "", "", st.N)
+				break
+			}
+		}
 	}
 	for _, e := range o.Plans {
 		if e.CostPerMillion != nil {

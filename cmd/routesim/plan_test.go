@@ -214,3 +214,33 @@ func TestPlanCountsPosteriorDraws(t *testing.T) {
 		}
 	}
 }
+
+// --scan runs every size and reuses a bisecting plan's runs.
+func TestPlanScanRunsEverySize(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"plan", "--slo-ttft-p95", "2000", "--min-completeness", "0.99", "--policy", "round-robin", "--seeds", "2", "--n", "2..6", "--quiet", "--out", out}
+	bisect, _, err := runCLI(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scan, _, err := runCLI(append(args, "--scan")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o planOutput
+	b, _ := os.ReadFile(filepath.Join(out, "plan.json"))
+	if err := json.Unmarshal(b, &o); err != nil || len(o.Plans) != 1 {
+		t.Fatal(err)
+	}
+	p := o.Plans[0]
+	if p.Evaluations != 5 || p.MaxEvaluations != 5 || !p.Met {
+		t.Errorf("--scan over 2..6: %d of %d sizes, met %v", p.Evaluations, p.MaxEvaluations, p.Met)
+	}
+	minN := func(text string) string {
+		f := strings.Fields(text[strings.Index(text, "\n  round-robin"):])
+		return f[2]
+	}
+	if minN(bisect) != minN(scan) || minN(scan) != fmt.Sprint(p.MinN) {
+		t.Errorf("bisection found N = %s, the scan N = %s (plan.json %d)", minN(bisect), minN(scan), p.MinN)
+	}
+}
