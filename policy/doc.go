@@ -8,6 +8,11 @@
 //   - registry.go: the single table of policies; validation, --help and
 //     construction all read it.
 //   - roundrobin.go: the simplest policy, and a template for new ones.
+//   - kv.go: Dynamo's KV router with its busy monitor and router queue.
+//   - sglang.go, llmd.go, prodstack.go, prefixhash.go, ray.go, aibrix.go:
+//     the routers deployed beyond Dynamo, each with its upstream source in
+//     its doc comment and registry entry; approxtree.go and lruindex.go are
+//     the approximate prompt indexes they keep.
 //
 // A policy never sees the simulator, only a View, so every policy can be
 // tested on a hand-built view. policy imports nothing from routesim.
