@@ -117,6 +117,7 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 	shardFlag := fs.String("shard", "0/1", "search only every k-th (policy, setting, traffic) of shard i/k; a final unsharded run over the same --out reuses their runs")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	scan := fs.Bool("scan", false, "run every size of --n instead of bisecting (for policies that can do worse with more workers)")
+	dry := fs.Bool("dry-run", false, "check every flag and build every configuration, list the searches, write nothing")
 	showAliases(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim plan --slo-ttft-p95 MS [--min-completeness F …] [flags]\n\nFind, per policy (and setting, and traffic level), the smallest cluster that meets every objective over the offered requests with the given confidence: the largest N is checked first, then bisection.\n\nFlags:\n%s", fs.FlagUsages())
@@ -236,6 +237,13 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 					Evaluate: func(res *sim.Result) (json.RawMessage, error) { return json.Marshal(plan.Evaluate(res, slo)) }}
 			}})
 		}
+	}
+	if *dry {
+		var labels []string
+		for _, j := range work {
+			labels = append(labels, settingLabel(j.setting, j.scale))
+		}
+		return printPlanDryRun(stdout, pf, labels)
 	}
 	lock, err := atomicfile.LockDir(pf.out)
 	if err != nil {
@@ -589,6 +597,31 @@ func writePlanCSV(w io.Writer, o planOutput) error {
 		}
 		fmt.Fprintf(&b, "%s,%s,%d,%d\n", opt(e.Margin), opt(e.CostPerMillion), e.Evaluations, e.MaxEvaluations)
 	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// printPlanDryRun lists the searches a plan would run and the most runs
+// each can take.
+func printPlanDryRun(w io.Writer, pf planFlags, labels []string) error {
+	steps := plan.MaxSteps(len(pf.ns))
+	if pf.scan {
+		steps = len(pf.ns)
+	}
+	runs := pf.seeds * (1 + pf.draws)
+	var b strings.Builder
+	fmt.Fprintf(&b, "routesim plan --dry-run: every configuration builds; N in %d..%d, %s\n", pf.ns[0], pf.ns[len(pf.ns)-1], pf.slo)
+	idx, mine := 0, 0
+	for _, l := range labels {
+		for _, pol := range pf.policies {
+			if pf.shard.Has(idx) {
+				fmt.Fprintf(&b, "  search %s%s: at most %d sizes × %d runs\n", pol, l, steps, runs)
+				mine++
+			}
+			idx++
+		}
+	}
+	fmt.Fprintf(&b, "%d searches (shard %d/%d), at most %d runs; nothing written\n", mine, pf.shard.I, max(pf.shard.K, 1), mine*steps*runs)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -244,3 +244,14 @@ func TestPlanScanRunsEverySize(t *testing.T) {
 		t.Errorf("bisection found N = %s, the scan N = %s (plan.json %d)", minN(bisect), minN(scan), p.MinN)
 	}
 }
+
+func TestPlanDryRunWritesNothing(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "plan")
+	text, _, err := runCLI("plan", "--slo-ttft-p95", "1000", "--traffic-scale", "1,2", "--dry-run", "--out", out)
+	if err != nil || !strings.Contains(text, "6 searches (shard 0/1), at most 180 runs; nothing written") {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--dry-run created %s (%v)", out, err)
+	}
+}
