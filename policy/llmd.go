@@ -85,8 +85,10 @@ const modelHash uint64 = 0x6c6c6d2d64 // "llm-d"
 // hashes its LRU of routed prompts holds (LRUCapacity blocks per worker)
 // and scores count/total; the precise scorer reads the router's
 // KV-event index and scores overlap/max overlap. The queue and
-// kv-cache-utilization scorers read the workers' scraped metrics (stale by
-// --metrics-lag; upstream scrapes every 50 ms).
+// kv-cache-utilization scorers read the workers' metrics as of the last
+// scrape (--refresh-metrics-interval, 50 ms as the EPP's
+// --refresh-metrics-interval, pkg/epp/server/runserver.go line 72; the
+// router stage applies it).
 //
 // The prefix blocks are the workers' KV blocks (upstream: 64-character
 // blocks), so lengths are converted by tokens: MaxPrefixTokens = 256 × 16

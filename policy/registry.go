@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/routesim/routesim/internal/inputerr"
 )
@@ -41,6 +42,7 @@ type Params struct {
 
 	// llm-d / Gateway API Inference Extension endpoint picker.
 	Scorers                string `json:"scorers"`
+	RefreshMetricsInterval string `json:"refresh_metrics_interval"` // a Go duration, e.g. 50ms
 	LRUCapacityPerServer   int    `json:"lru_capacity_per_server"`
 	MaxPrefixBlocksToMatch int    `json:"max_prefix_blocks_to_match"`
 
@@ -143,6 +145,8 @@ var ParamList = []Param{
 		Help: "SGLang: characters each worker's approximate tree keeps after an eviction (4 per token)"},
 	{Flag: "scorers", DefaultString: "prefix-cache:3,queue:2,kv-cache-utilization:2", Check: checkScorers, String: func(p *Params) *string { return &p.Scorers },
 		Help: "llm-d: weighted scorers NAME:WEIGHT,… of " + strings.Join(scorerNames, ", ")},
+	{Flag: "refresh-metrics-interval", DefaultString: "50ms", Check: checkDuration, String: func(p *Params) *string { return &p.RefreshMetricsInterval },
+		Help: "llm-d: the endpoint picker reads the workers' metrics as of its last scrape, every this often (a duration; 0 = continuously)"},
 	{Flag: "lru-capacity-per-server", Default: 31250, Min: 1, Int: func(p *Params) *int { return &p.LRUCapacityPerServer },
 		Help: "llm-d prefix-cache scorer: 16-token blocks remembered per worker (LRU)"},
 	{Flag: "max-prefix-blocks-to-match", Default: 256, Min: 1, Int: func(p *Params) *int { return &p.MaxPrefixBlocksToMatch },
@@ -197,6 +201,28 @@ func (p Params) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkDuration accepts a Go duration ≥ 0 of at most a day.
+func checkDuration(s string) error {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%q is not a duration (e.g. 50ms): %v", s, err)
+	case d < 0 || d > 24*time.Hour:
+		return fmt.Errorf("%s must be between 0 and 24h", s)
+	}
+	return nil
+}
+
+// ScrapePeriod is p's --refresh-metrics-interval (0 if unset or invalid;
+// Validate reports the latter).
+func (p Params) ScrapePeriod() time.Duration {
+	d, err := time.ParseDuration(p.RefreshMetricsInterval)
+	if err != nil || d < 0 {
+		return 0
+	}
+	return d
 }
 
 // RouterFlags are the router settings (not policy parameters) that only
@@ -263,7 +289,7 @@ var registry = map[string]Entry{
 	"llm-d": {
 		Summary: "llm-d / Inference Gateway endpoint picker: weighted scorers (approximate or precise prefix cache, scraped queue and KV utilisation), max score",
 		Source:  "kubernetes-sigs/gateway-api-inference-extension @00913f9205cd pkg/epp/scheduling/framework/plugins/multi/prefix/plugin.go, scorer/queue.go, scorer/kvcache_utilization.go, picker/max_score_picker.go; weights: llm-d/llm-d-inference-scheduler @520af47896e5 config/charts/epplib/templates/_config.yaml",
-		Uses:    []string{"scorers", "lru-capacity-per-server", "max-prefix-blocks-to-match"},
+		Uses:    []string{"scorers", "refresh-metrics-interval", "lru-capacity-per-server", "max-prefix-blocks-to-match"},
 		KVAwareWhen: func(p Params) bool {
 			sc, _ := ParseScorers(p.Scorers)
 			return slices.ContainsFunc(sc, func(s Scorer) bool { return s.Name == scorerPrecise })

@@ -26,6 +26,7 @@ type router struct {
 	engine     []engineFeed // published KV usage and queues (engine signal only)
 	now        func() Time
 	metricsLag Time
+	scrape     Time // metrics are read only at multiples of this (0 = continuously)
 
 	queue     []int32 // parked requests, FCFS: queue[qHead:]
 	qHead     int
@@ -47,6 +48,10 @@ type RouterConfig struct {
 	KVEventLag Time
 	// MetricsLag delays the workers' published KV usage.
 	MetricsLag Time
+	// MetricsScrapePeriod, if > 0, makes the router see the published
+	// metrics only as of its last scrape, at multiples of the period (after
+	// MetricsLag): llm-d's endpoint picker refreshes them every 50 ms.
+	MetricsScrapePeriod Time
 	// Retries is how often a client re-sends a rejected request (0 = never,
 	// as AIPerf); RetryBackoff is the first wait, doubled each time.
 	Retries      int
@@ -85,7 +90,7 @@ func newRouter(workers []*worker, rc RouterConfig, now func() Time) *router {
 	n := len(workers)
 	r := &router{
 		blockSize: workers[0].cfg.BlockSize, mnbt: make([]int, n), capacity: make([]int, n),
-		inFlight: make([]int, n), prefill: make([]int, n), now: now, metricsLag: rc.MetricsLag,
+		inFlight: make([]int, n), prefill: make([]int, n), now: now, metricsLag: rc.MetricsLag, scrape: rc.MetricsScrapePeriod,
 	}
 	for w, wk := range workers {
 		r.mnbt[w], r.capacity[w] = wk.cfg.MaxNumBatchedTokens, wk.cfg.KVBlocks
@@ -213,6 +218,9 @@ func (r *router) published(w int) usageSample {
 	}
 	f := &r.engine[w]
 	cut := r.now() - r.metricsLag
+	if r.scrape > 0 { // the values of the last scrape
+		cut -= ((cut % r.scrape) + r.scrape) % r.scrape
+	}
 	i := 0
 	for ; i < len(f.queue) && f.queue[i].at <= cut; i++ {
 		f.visible = f.queue[i]

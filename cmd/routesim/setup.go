@@ -54,7 +54,7 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 		registerParam(fs, &s.Policies, d)
 	}
 	fs.DurationVar(&s.KVEventLag, "kv-event-lag", s.KVEventLag, "delay of the workers' KV stored/removed events reaching the router")
-	fs.DurationVar(&s.MetricsLag, "metrics-lag", s.MetricsLag, "delay of the workers' published KV usage and queues (--busy-signal engine, scraped-metrics policies such as llm-d; Dynamo publishes 1 ms after a change, llm-d scrapes every 50 ms)")
+	fs.DurationVar(&s.MetricsLag, "metrics-lag", s.MetricsLag, "delay of the workers' published KV usage and queues (--busy-signal engine, scraped-metrics policies such as llm-d, which also reads them only every --refresh-metrics-interval; Dynamo publishes 1 ms after a change)")
 	fs.IntVar(&s.Retry, "retry", s.Retry, "client re-sends of a rejected request (0 = none, like AIPerf)")
 	fs.DurationVar(&s.RetryBackoff, "retry-backoff", s.RetryBackoff, "wait before the first re-send; doubled for each further one")
 	fs.StringVar(&s.DynamoVersion, "dynamo-version", s.DynamoVersion, "Dynamo release whose frontend conventions apply (empty = 1.2.0, the study's): busy and backpressure rejections answer HTTP 503 up to v1.2, 529 from v1.3 (PR #10941)")
