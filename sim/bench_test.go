@@ -139,3 +139,37 @@ func BenchmarkScale(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRouters: every registered policy on the 1,000-request replay
+// at N = 8 and 64 (the same load per worker), with the router features
+// its registry entry asks for: what each decision rule costs per event.
+//
+//	go test ./sim -run '^$' -bench 'Routers/'
+func BenchmarkRouters(b *testing.B) {
+	for _, n := range []int{8, 64} {
+		for _, name := range policy.Names() {
+			b.Run(fmt.Sprintf("N=%d/%s", n, name), func(b *testing.B) {
+				cfg, wl := scaleSetup(b, n, 1000)
+				e, _ := policy.Lookup(name)
+				p := policy.DefaultParams()
+				cfg.Router.KVAware, cfg.Router.EngineSignal = e.NeedsKV(p), e.EngineMetrics || p.BusySignal == "engine"
+				b.ReportAllocs()
+				b.ResetTimer()
+				var events uint64
+				for i := 0; i < b.N; i++ {
+					p.Rand = Stream(0, "router")
+					pl, err := policy.New(name, p)
+					if err != nil {
+						b.Fatal(err)
+					}
+					res, err := Run(cfg, wl, pl)
+					if err != nil {
+						b.Fatal(err)
+					}
+					events = res.Events
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(events), "ns/event")
+			})
+		}
+	}
+}
