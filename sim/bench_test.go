@@ -153,6 +153,9 @@ func BenchmarkRouters(b *testing.B) {
 				e, _ := policy.Lookup(name)
 				p := policy.DefaultParams()
 				cfg.Router.KVAware, cfg.Router.EngineSignal = e.NeedsKV(p), e.EngineMetrics || p.BusySignal == "engine"
+				if e.EngineMetrics {
+					cfg.Router.MetricsScrapePeriod = Time(p.ScrapePeriod())
+				}
 				b.ReportAllocs()
 				b.ResetTimer()
 				var events uint64
