@@ -196,6 +196,7 @@ type leafEntry struct {
 // leafHeap orders leaves oldest access first.
 type leafHeap []leafEntry
 
+// Len, Less, Swap, Push and Pop implement heap.Interface.
 func (h leafHeap) Len() int { return len(h) }
 func (h leafHeap) Less(i, j int) bool {
 	if h[i].last != h[j].last {
