@@ -72,7 +72,8 @@ type Stats struct {
 	E2EP95Ms     *float64 `json:"e2e_p95_ms"`
 	Completeness float64  `json:"completeness"`
 	Goodput      float64  `json:"goodput"`
-	// DurationS and Completed price the run (cost per request).
+	// DurationS (the counted requests' first arrival to last end) and
+	// Completed price the run (cost per request).
 	DurationS float64 `json:"duration_s"`
 	Completed int     `json:"completed"`
 	Met       bool    `json:"met"`
@@ -81,10 +82,17 @@ type Stats struct {
 // Evaluate measures a run's records against s.
 func Evaluate(res *sim.Result, s SLO) Stats {
 	recs := res.Records
-	st := Stats{Offered: len(recs), DurationS: res.Makespan.Seconds()}
+	st := Stats{Offered: len(recs)}
 	if len(recs) == 0 {
 		return st
 	}
+	// The window the counted requests span (after a warm-up, not the whole
+	// run): their first arrival to their last end.
+	first, last := recs[0].Arrival, recs[0].Arrival
+	for i := range recs {
+		first, last = min(first, recs[i].Arrival), max(last, recs[i].End)
+	}
+	st.DurationS = (last - first).Seconds()
 	ttft := make([]float64, len(recs))
 	itl := make([]float64, len(recs))
 	e2e := make([]float64, len(recs))

@@ -88,3 +88,20 @@ func TestSLOValidateAndMargin(t *testing.T) {
 		t.Errorf("margin with an infinite p95 = %g, want −∞", m)
 	}
 }
+
+// The cost window is what the counted requests span: after a warm-up the
+// run's makespan would charge the warm-up's GPU time to fewer requests.
+func TestEvaluateDurationIsTheCountedWindow(t *testing.T) {
+	var recs []sim.Record
+	for i := 0; i < 10; i++ {
+		r := rec(100, 400, 10)
+		r.Arrival += sim.Time(60+i) * sim.Second
+		r.FirstToken += r.Arrival
+		r.End += r.Arrival
+		recs = append(recs, r)
+	}
+	st := Evaluate(&sim.Result{Records: recs, Makespan: 100 * sim.Second}, SLO{MinCompleteness: 1})
+	if want := 9.4; math.Abs(st.DurationS-want) > 1e-9 {
+		t.Errorf("duration %g s, want %g (60 s to 69.4 s, not the 100 s makespan)", st.DurationS, want)
+	}
+}
