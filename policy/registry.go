@@ -269,6 +269,23 @@ type Entry struct {
 // router's block bookkeeping and the workers' KV events.
 func (e Entry) NeedsKV(p Params) bool { return e.KVAware || (e.KVAwareWhen != nil && e.KVAwareWhen(p)) }
 
+// RouterNeeds is what the router stage must keep for a policy: the one
+// place a run's router features are derived from its policy.
+type RouterNeeds struct {
+	KV            bool          // block bookkeeping and the workers' KV events
+	EngineMetrics bool          // the workers' published KV usage and waiting queues
+	ScrapePeriod  time.Duration // metrics read as of the last scrape (0 = continuously)
+}
+
+// Needs is what the policy, with parameters p, needs from the router stage.
+func (e Entry) Needs(p Params) RouterNeeds {
+	n := RouterNeeds{KV: e.NeedsKV(p), EngineMetrics: e.EngineMetrics || p.BusySignal == "engine"}
+	if e.EngineMetrics && slices.Contains(e.Uses, "refresh-metrics-interval") {
+		n.ScrapePeriod = p.ScrapePeriod()
+	}
+	return n
+}
+
 var kvParams = []string{"overlap-score-credit", "prefill-load-scale", "router-temperature"}
 
 func newKV(p Params) *KV {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -327,10 +326,11 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
+	needs := entry.Needs(s.Policies)
 	cfg := sim.Config{Pools: sim.Single(s.N, wc, prof), Seed: s.Seed, CheckInvariants: s.CheckInvariants,
 		Router: sim.RouterConfig{
-			KVAware: entry.NeedsKV(s.Policies), EngineSignal: s.Policies.BusySignal == "engine" || entry.EngineMetrics,
-			KVEventLag: sim.Time(s.KVEventLag), MetricsLag: sim.Time(s.MetricsLag), MetricsScrapePeriod: scrapePeriod(entry, s.Policies),
+			KVAware: needs.KV, EngineSignal: needs.EngineMetrics, MetricsScrapePeriod: sim.Time(needs.ScrapePeriod),
+			KVEventLag: sim.Time(s.KVEventLag), MetricsLag: sim.Time(s.MetricsLag),
 			Retries: s.Retry, RetryBackoff: sim.Time(s.RetryBackoff), Timeout: sim.Time(math.Round(s.RequestTimeoutS * 1e9)),
 			OverloadCode: overloadCode(s.DynamoVersion),
 		}}
@@ -424,15 +424,6 @@ type InputError struct{ Err error }
 
 func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
-
-// scrapePeriod is the metrics refresh of a policy that reads scraped
-// engine metrics and has the parameter (llm-d); 0 otherwise.
-func scrapePeriod(e policy.Entry, p policy.Params) sim.Time {
-	if !e.EngineMetrics || !slices.Contains(e.Uses, "refresh-metrics-interval") {
-		return 0
-	}
-	return sim.Time(p.ScrapePeriod())
-}
 
 // NewPolicy builds a fresh policy for one run of b, seeded from the spec.
 func (s *Spec) NewPolicy() (policy.Policy, error) {

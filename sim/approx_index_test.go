@@ -55,7 +55,7 @@ func phantom(t *testing.T, cfg Config, name string) (float64, float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Router.KVAware, cfg.Router.EngineSignal = e.NeedsKV(policy.DefaultParams()), e.EngineMetrics
+	cfg = routerFor(cfg, e, policy.DefaultParams())
 	b := &believing{inner: newPolicy(t, name, policy.DefaultParams()), believed: map[int]int{}}
 	res, _ := simulateWith(t, cfg, mkTrace(groupTrace()...), b)
 	var believed, missing int

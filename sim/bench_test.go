@@ -115,20 +115,7 @@ func BenchmarkScale(b *testing.B) {
 					var before, after runtime.MemStats
 					runtime.ReadMemStats(&before)
 					b.ResetTimer()
-					var events uint64
-					for i := 0; i < b.N; i++ {
-						p := policy.DefaultParams()
-						p.Rand = Stream(0, "router")
-						pl, err := policy.New(pol, p)
-						if err != nil {
-							b.Fatal(err)
-						}
-						res, err := Run(cfg, wl, pl)
-						if err != nil {
-							b.Fatal(err)
-						}
-						events = res.Events
-					}
+					events := runPolicy(b, cfg, wl, pol, policy.DefaultParams())
 					b.StopTimer()
 					runtime.ReadMemStats(&after)
 					b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(len(wl.Jobs)), "B/req")
@@ -138,6 +125,25 @@ func BenchmarkScale(b *testing.B) {
 			}
 		}
 	}
+}
+
+// runPolicy runs wl b.N times under a fresh policy name (router stream of
+// seed 0) and returns the events of a run.
+func runPolicy(b *testing.B, cfg Config, wl *Workload, name string, p policy.Params) uint64 {
+	var events uint64
+	for i := 0; i < b.N; i++ {
+		p.Rand = Stream(0, "router")
+		pl, err := policy.New(name, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := Run(cfg, wl, pl)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events = res.Events
+	}
+	return events
 }
 
 // BenchmarkRouters: every registered policy on the 1,000-request replay
@@ -151,26 +157,10 @@ func BenchmarkRouters(b *testing.B) {
 			b.Run(fmt.Sprintf("N=%d/%s", n, name), func(b *testing.B) {
 				cfg, wl := scaleSetup(b, n, 1000)
 				e, _ := policy.Lookup(name)
-				p := policy.DefaultParams()
-				cfg.Router.KVAware, cfg.Router.EngineSignal = e.NeedsKV(p), e.EngineMetrics || p.BusySignal == "engine"
-				if e.EngineMetrics {
-					cfg.Router.MetricsScrapePeriod = Time(p.ScrapePeriod())
-				}
+				cfg = routerFor(cfg, e, policy.DefaultParams())
 				b.ReportAllocs()
 				b.ResetTimer()
-				var events uint64
-				for i := 0; i < b.N; i++ {
-					p.Rand = Stream(0, "router")
-					pl, err := policy.New(name, p)
-					if err != nil {
-						b.Fatal(err)
-					}
-					res, err := Run(cfg, wl, pl)
-					if err != nil {
-						b.Fatal(err)
-					}
-					events = res.Events
-				}
+				events := runPolicy(b, cfg, wl, name, policy.DefaultParams())
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(events), "ns/event")
 			})
 		}

@@ -15,6 +15,14 @@ func testProfile() *model.Profile {
 		StepBaseNs: 1e6, PrefillNsPerToken: 1e3, DecodeNsPerSeq: 1e4}
 }
 
+// routerFor gives cfg the router features policy e needs with p, as a
+// scenario would (policy.Entry.Needs).
+func routerFor(cfg Config, e policy.Entry, p policy.Params) Config {
+	n := e.Needs(p)
+	cfg.Router.KVAware, cfg.Router.EngineSignal, cfg.Router.MetricsScrapePeriod = n.KV, n.EngineMetrics, Time(n.ScrapePeriod)
+	return cfg
+}
+
 func testConfig(n int) Config {
 	return Config{Pools: Single(n, WorkerConfig{MaxNumSeqs: 8, MaxNumBatchedTokens: 2048, BlockSize: 64, KVBlocks: 1000, MaxModelLen: 40000}, testProfile())}
 }

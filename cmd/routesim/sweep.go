@@ -129,25 +129,10 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--n: %w", err))
 	}
-	validPolicy := ""
-	for i, p := range *pols {
-		_, err := policy.Lookup(p)
-		switch {
-		case slices.Contains((*pols)[:i], p):
-			if err == nil {
-				errs = append(errs, fmt.Errorf("--policy %s is listed twice: a policy compared with itself", p))
-			}
-		case err != nil:
-			errs = append(errs, fmt.Errorf("--policy: %w", err))
-		case validPolicy == "":
-			validPolicy = p
-		}
-	}
-	const maxSeeds = 10_000
-	if *seeds < 1 || *seeds > maxSeeds {
-		errs = append(errs, fmt.Errorf("--seeds %d must be in [1, %d]", *seeds, maxSeeds))
-	} else if *baseSeed > math.MaxUint64-uint64(*seeds-1) {
-		errs = append(errs, fmt.Errorf("--seed %d with --seeds %d runs past the largest seed, 2^64−1", *baseSeed, *seeds))
+	validPolicy, perrs := checkPolicyList(*pols)
+	errs = append(errs, perrs...)
+	if err := checkSeeds(*seeds, *baseSeed); err != nil {
+		errs = append(errs, err)
 	}
 	var concs []int
 	if *concFlag != "" {
@@ -292,6 +277,39 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	return printCrossovers(stdout, m, results, cross, comp, *out)
+}
+
+// checkPolicyList reports unknown and repeated --policy names (a repeat
+// of an unknown one only once) and returns the first valid name.
+func checkPolicyList(pols []string) (first string, errs []error) {
+	for i, p := range pols {
+		_, err := policy.Lookup(p)
+		switch {
+		case slices.Contains(pols[:i], p):
+			if err == nil {
+				errs = append(errs, fmt.Errorf("--policy %s is listed twice: a policy compared with itself", p))
+			}
+		case err != nil:
+			errs = append(errs, fmt.Errorf("--policy: %w", err))
+		case first == "":
+			first = p
+		}
+	}
+	return first, errs
+}
+
+// maxSeeds bounds --seeds.
+const maxSeeds = 10_000
+
+// checkSeeds checks --seeds and that --seed leaves room for them.
+func checkSeeds(seeds int, base uint64) error {
+	if seeds < 1 || seeds > maxSeeds {
+		return fmt.Errorf("--seeds %d must be in [1, %d]", seeds, maxSeeds)
+	}
+	if base > math.MaxUint64-uint64(seeds-1) {
+		return fmt.Errorf("--seed %d with --seeds %d runs past the largest seed, 2^64−1", base, seeds)
+	}
+	return nil
 }
 
 // sameSweep compares what determines results.
