@@ -116,7 +116,7 @@ func writeRuns(t *testing.T, dir string, records bool, truth *model.Profile, bas
 			})
 		}
 		run.NvidiaSmi = write("nvml.csv", func(f *os.File) error {
-			return report.WriteNvidiaSmiCSV(f, report.NVML{Samples: res.GPU, TP: 1, PowerW: truth.PowerW, MemUsedBytes: b.Deploy.NVMLMemoryUsedBytes()}, epoch)
+			return report.WriteNvidiaSmiCSV(f, report.NVML{Samples: res.GPU, TP: 1, PowerW: truth.PowerAt, MemUsedBytes: b.Deploy.NVMLMemoryUsedBytes()}, epoch)
 		})
 		spec.Runs = append(spec.Runs, run)
 	}

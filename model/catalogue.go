@@ -22,7 +22,10 @@ type GPU struct {
 	FP8FLOPS       float64 `json:"fp8_flops"`  // dense; 0 where unsupported
 	TDPWatts       float64 `json:"tdp_w"`
 	IdleWatts      float64 `json:"idle_w"`
-	Sources        string  `json:"sources"`
+	// LinkBytesPerSec is the GPU-to-GPU bandwidth in one direction (NVLink,
+	// or PCIe without it): what tensor parallelism's all-reduces use.
+	LinkBytesPerSec float64 `json:"link_bytes_per_s"`
+	Sources         string  `json:"sources"`
 	// VLLMMaxNumBatchedTokens and VLLMMaxNumSeqs are vLLM's OpenAI-server
 	// defaults on this GPU (8192/1024 with ≥ 70 GiB, except A100s;
 	// 2048/256 otherwise).

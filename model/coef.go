@@ -72,8 +72,18 @@ var Coefficients = []Coefficient{
 		Field: func(p *Profile) *float64 { return &p.NoiseSigma }},
 	{Name: "power_idle_w", Unit: "W", Doc: "power at 0 % NVML utilisation",
 		Field: func(p *Profile) *float64 { return &p.PowerIdleW }},
-	{Name: "power_busy_w", Unit: "W", Doc: "power at 100 % NVML utilisation",
+	{Name: "power_busy_w", Unit: "W", Doc: "power at 100 % NVML utilisation (executing no FLOPs, with power_pj_per_flop)",
 		Field: func(p *Profile) *float64 { return &p.PowerBusyW }},
+	{Name: "power_pj_per_flop", Unit: "pJ/FLOP", Doc: "energy of one executed FLOP on one GPU (0 = power from utilisation alone)",
+		Field: func(p *Profile) *float64 { return &p.PowerPJPerFLOP }},
+	{Name: "power_cap_w", Unit: "W", Doc: "the board's power limit (0 = none)",
+		Field: func(p *Profile) *float64 { return &p.PowerCapW }},
+	{Name: "flops_per_token", Unit: "FLOP/token", Doc: "linear-layer work per token on one GPU (model shape / TP; not fitted)",
+		Field: func(p *Profile) *float64 { return &p.FLOPsPerToken }},
+	{Name: "flops_per_seq", Unit: "FLOP/seq", Doc: "lm_head work per sampled sequence on one GPU (not fitted)",
+		Field: func(p *Profile) *float64 { return &p.FLOPsPerSeq }},
+	{Name: "attn_flops_per_pair", Unit: "FLOP/pair", Doc: "attention work per (query, key) pair on one GPU (not fitted)",
+		Field: func(p *Profile) *float64 { return &p.AttnFLOPsPerPair }},
 }
 
 // Fitted lists, in table order, the coefficients a calibration fits by
@@ -178,4 +188,10 @@ func (d Deployment) kvBytes() int {
 // lmHeadBytes is the output projection's weight (BF16 in both formats).
 func (d Deployment) lmHeadBytes() float64 {
 	return 2 * float64(d.Model.Vocab) * float64(d.Model.Hidden)
+}
+
+// flopsPerToken is the linear layers' work per token on one GPU: 2 FLOPs
+// per weight, split over TP.
+func (d Deployment) flopsPerToken() float64 {
+	return 2 * float64(d.Model.Layers) * float64(d.Model.linearParamsPerLayer()) / float64(max(d.TP, 1))
 }

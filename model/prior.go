@@ -43,7 +43,31 @@ const (
 	// another architecture.
 	PriorKernelLibrarySD = 0.1
 	PriorCrossArchSD     = 0.3
+	// PriorAllReduceLatencyNs is one tensor-parallel all-reduce of a
+	// decode-sized message: vLLM's custom all-reduce on H100 took
+	// 8.5–11.8 µs for 512 B–32 KB at TP 2/4/8 (the vLLM column of SGLang
+	// PR #2904's table).
+	PriorAllReduceLatencyNs = 9e3
+	// PriorAllReduceBusEfficiency is the share of the one-way link
+	// bandwidth a large all-reduce reaches as bus bandwidth (nccl-tests'
+	// busbw = 2(tp−1)/tp · bytes / time; NCCL's ring on NVLink reaches
+	// 70–90 % of it).
+	PriorAllReduceBusEfficiency = 0.8
 )
+
+// allReduceNs is the time of a tensor-parallel step's all-reduces: two per
+// layer (after attention and after the MLP) of tokens·hidden activations
+// in 16 bits, as a fixed part per step and a part per token (ring bus
+// bytes 2(tp−1)/tp). 0 without TP.
+func (d Deployment) allReduceNs() (perStep, perToken float64) {
+	if d.TP <= 1 || d.GPU.LinkBytesPerSec <= 0 {
+		return 0, 0
+	}
+	tp := float64(d.TP)
+	n := 2 * float64(d.Model.Layers)
+	bus := 2 * (tp - 1) / tp * 2 * float64(d.Model.Hidden)
+	return n * PriorAllReduceLatencyNs, n * bus / (d.GPU.LinkBytesPerSec * PriorAllReduceBusEfficiency) * 1e9
+}
 
 // KernelPrior builds the prior kernel profile of a deployment — the
 // measured token-wise layer curve transferred to it, plus physically
@@ -89,7 +113,8 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 	}
 	idle := PriorSchedulerNs + launch
 	read := curve.WeightRead()
-	base := read + lmHead + attnFloor + idle
+	arStep, arToken := d.allReduceNs()
+	base := read + lmHead + attnFloor + idle + arStep
 	mode := "CUDA graphs"
 	if eager {
 		mode = "--enforce-eager"
@@ -102,14 +127,17 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 		StepBaseNs:              base,
 		LinearCurve:             curve,
 		LinearScale:             1,
-		PrefillNsPerToken:       500,
+		PrefillNsPerToken:       500 + arToken,
 		PrefillAttnNsPerPair:    attn,
-		DecodeNsPerSeq:          perSeq,
+		DecodeNsPerSeq:          perSeq + arToken,
 		DecodeNsPerCtxToken:     kv,
 		FrontendNs:              5e6,
 		FrontendNsPerInputToken: 1000,
 		HostOverheadNs:          idle,
 		PowerIdleW:              d.GPU.IdleWatts,
+		FLOPsPerToken:           d.flopsPerToken(),
+		FLOPsPerSeq:             2 * float64(m.Vocab) * float64(m.Hidden) / tp,
+		AttnFLOPsPerPair:        4 * float64(m.Layers*m.Heads*m.HeadDim) / tp,
 		PowerBusyW:              d.GPU.TDPWatts,
 		FitError:                "not fitted (prior)",
 	}
@@ -123,15 +151,20 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 	// The step base's spread: the measured weight read is known to the
 	// kernel library's spread, the rest (lm_head, scheduler, launch gaps)
 	// to ±50 %.
-	baseSD := math.Sqrt(math.Pow(read*scaleSD, 2)+math.Pow((lmHead+attnFloor+idle)*0.5, 2)) / base
+	baseSD := math.Sqrt(math.Pow(read*scaleSD, 2)+math.Pow((lmHead+attnFloor+idle+arStep)*0.5, 2)) / base
+	arWhy := ""
+	if arStep > 0 {
+		arWhy = fmt.Sprintf(" + %.2f ms of TP-%d all-reduces (2 per layer at %.0f µs, vLLM's custom all-reduce on H100 in SGLang PR #2904)", arStep/1e6, d.TP, PriorAllReduceLatencyNs/1e3)
+		seqWhy += fmt.Sprintf("; + %.2f µs of all-reduce bytes per token over the %.0f GB/s link at %.0f %%", arToken/1e3, d.GPU.LinkBytesPerSec/1e9, 100*PriorAllReduceBusEfficiency)
+	}
 	priors := []Prior{
 		{"linear_scale", 1, scaleSD, scaleWhy},
-		{"step_base_ns", base, baseSD, fmt.Sprintf("measured one-token weight read %.2f ms (±%.0f %%) + %s + %.1f ms scheduler and launch gaps (%s, ±50 %%)",
-			read/1e6, 100*scaleSD, lmWhy, idle/1e6, mode)},
+		{"step_base_ns", base, baseSD, fmt.Sprintf("measured one-token weight read %.2f ms (±%.0f %%) + %s + %.1f ms scheduler and launch gaps (%s, ±50 %%)%s",
+			read/1e6, 100*scaleSD, lmWhy, idle/1e6, mode, arWhy)},
 		{"host_overhead_ns", idle, 0.7, "the GPU-idle part of the step base: scheduler and launch gaps"},
-		{"prefill_ns_per_token", 500, 1.0, "per-token work outside the layer curve: KV-cache writes, embedding lookup, q/k norms"},
+		{"prefill_ns_per_token", 500 + arToken, 1.0, "per-token work outside the layer curve: KV-cache writes, embedding lookup, q/k norms, and TP all-reduce bytes"},
 		{"prefill_attn_ns_per_pair", attn, attnSD, attnWhy},
-		{"decode_ns_per_seq", perSeq, seqSD, seqWhy},
+		{"decode_ns_per_seq", perSeq + arToken, seqSD, seqWhy},
 		{"decode_ns_per_ctx_token", kv, kvSD, kvWhy},
 		{"frontend_ns", 5e6, 1.0, "HTTP, chat templating and routing in the frontend (inference-sim's alpha0 fits: 2–8 ms)"},
 		{"frontend_ns_per_input_token", 1000, 1.0, "tokenisation, ≈1 µs per token for a fast BPE tokenizer"},

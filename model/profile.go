@@ -85,9 +85,25 @@ type Profile struct {
 	// step time but not in NVML utilisation.
 	HostOverheadNs float64 `json:"host_overhead_ns"`
 	// PowerIdleW and PowerBusyW are the GPU's power draw at 0 % and 100 %
-	// NVML utilisation; power is linear in between.
+	// NVML utilisation; power is linear in between. With PowerPJPerFLOP
+	// set, PowerBusyW is the draw of busy kernels that execute no FLOPs
+	// (weight and KV reads) and every FLOP adds its energy (see PowerAt).
 	PowerIdleW float64 `json:"power_idle_w"`
 	PowerBusyW float64 `json:"power_busy_w"`
+	// PowerPJPerFLOP is the energy of one executed FLOP in picojoules, per
+	// GPU (0 = power depends on utilisation alone).
+	PowerPJPerFLOP float64 `json:"power_pj_per_flop,omitempty"`
+	// PowerCapW is the board's power limit, which the GPU enforces by
+	// lowering its clocks (0 = none).
+	PowerCapW float64 `json:"power_cap_w,omitempty"`
+	// FLOPsPerToken, FLOPsPerSeq and AttnFLOPsPerPair count the work of a
+	// step on one GPU of the worker (physics of the model's shape, not
+	// fitted): 2 FLOPs per linear weight per token, the lm_head row per
+	// sampled sequence, 4·layers·heads·head_dim per attended (query, key)
+	// pair; all divided by TP. Power uses them.
+	FLOPsPerToken    float64 `json:"flops_per_token,omitempty"`
+	FLOPsPerSeq      float64 `json:"flops_per_seq,omitempty"`
+	AttnFLOPsPerPair float64 `json:"attn_flops_per_pair,omitempty"`
 	// FitError says how well the coefficients reproduce their source data.
 	FitError string `json:"fit_error,omitempty"`
 	// Posterior is the calibration's uncertainty about the coefficients
@@ -95,9 +111,45 @@ type Profile struct {
 	Posterior *Posterior `json:"posterior,omitempty"`
 }
 
-// PowerW is the power draw at NVML utilisation util in [0, 1].
+// PowerW is the power draw at NVML utilisation util in [0, 1] when power
+// depends on utilisation alone (PowerAt with no compute-bound share).
 func (p *Profile) PowerW(util float64) float64 {
 	return p.PowerIdleW + (p.PowerBusyW-p.PowerIdleW)*util
+}
+
+// PowerAt is the power draw over a sampling window in which the GPU ran
+// kernels a share util of the time and executed flopsPerS FLOP/s:
+//
+//	P = idle + util·(busy − idle) + PowerPJPerFLOP·flopsPerS, at most PowerCapW
+//
+// Memory-bound decode (weight and KV reads) draws far less than the
+// tensor cores do: ML.ENERGY's H100 sweeps rise from 430–490 W at batch 8
+// to the 700 W limit as the batch, and with it the FLOP rate, grows
+// (validate/data/h100-mlenergy-v3). Without PowerPJPerFLOP and PowerCapW
+// it is PowerW(util).
+func (p *Profile) PowerAt(util, flopsPerS float64) float64 {
+	if !p.FLOPPower() {
+		return p.PowerW(util)
+	}
+	w := p.PowerW(util) + p.PowerPJPerFLOP*1e-12*flopsPerS
+	if p.PowerCapW > 0 {
+		w = math.Min(w, p.PowerCapW)
+	}
+	return w
+}
+
+// FLOPPower says whether the profile's power depends on more than
+// utilisation (the FLOP rate or a power limit).
+func (p *Profile) FLOPPower() bool { return p.PowerPJPerFLOP > 0 || p.PowerCapW > 0 }
+
+// StepFLOPs is the work of batch b's step on one GPU of the worker.
+func (p *Profile) StepFLOPs(b Batch) float64 {
+	ctx := b.PrefillAttnPairs
+	if ctx == 0 {
+		ctx = b.PrefillTokenCtx
+	}
+	return p.FLOPsPerToken*float64(b.PrefillTokens+b.DecodeSeqs) + p.FLOPsPerSeq*float64(b.DecodeSeqs) +
+		p.AttnFLOPsPerPair*(ctx+float64(b.DecodeCtxTokens))
 }
 
 // StepNs is the step time of batch b in nanoseconds, before noise.
@@ -168,6 +220,12 @@ func (p *Profile) Validate() error {
 	}
 	if p.PowerBusyW < p.PowerIdleW {
 		bad("power_busy_w %g must be ≥ power_idle_w %g", p.PowerBusyW, p.PowerIdleW)
+	}
+	if p.PowerPJPerFLOP > 0 && p.FLOPsPerToken <= 0 {
+		bad("power_pj_per_flop needs flops_per_token")
+	}
+	if p.PowerCapW > 0 && p.PowerCapW < p.PowerIdleW {
+		bad("power_cap_w %g must be ≥ power_idle_w %g", p.PowerCapW, p.PowerIdleW)
 	}
 	if p.NoiseSigma > 2 {
 		bad("noise_sigma: %g is absurd (> 2)", p.NoiseSigma)

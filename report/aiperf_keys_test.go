@@ -190,7 +190,7 @@ func export(t *testing.T) map[string]json.RawMessage {
 	recs, s := records()
 	nv := &NVML{
 		Samples: sim.GPUSamples{Util: [][]float64{{0, 0.5, 1}}}, TP: 2, GPUName: "A100-SXM4-40GB",
-		PowerW: func(u float64) float64 { return 100 + 200*u }, MemUsedBytes: 30e9,
+		PowerW: func(u, _ float64) float64 { return 100 + 200*u }, MemUsedBytes: 30e9,
 	}
 	run := AIPerfRun{
 		Generator: "routesim test", Start: time.Date(2026, 6, 5, 21, 58, 30, 0, time.UTC), Model: "Qwen/Qwen3-8B",

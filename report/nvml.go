@@ -14,14 +14,24 @@ import (
 const NvidiaSmiHeader = "timestamp, index, utilization.gpu [%], power.draw [W], memory.used [MiB]"
 
 // NVML is a run's simulated GPU trace with what turns it into readings:
-// each worker is TP GPUs with the same utilization, drawing PowerW(util)
-// watts and holding MemUsedBytes of device memory.
+// each worker is TP GPUs with the same utilization, drawing
+// PowerW(util, FLOP/s) watts (model.Profile.PowerAt) and holding
+// MemUsedBytes of device memory.
 type NVML struct {
 	Samples      sim.GPUSamples
 	TP           int
 	GPUName      string
-	PowerW       func(util float64) float64
+	PowerW       func(util, flopsPerS float64) float64
 	MemUsedBytes int64
+}
+
+// power is worker wk's draw in window k.
+func (n *NVML) power(wk, k int) float64 {
+	f := 0.0
+	if wk < len(n.Samples.FLOPS) && n.Samples.FLOPS[wk] != nil {
+		f = n.Samples.FLOPS[wk][k]
+	}
+	return n.PowerW(n.Samples.Util[wk][k], f)
 }
 
 // WriteNvidiaSmiCSV writes the simulated NVML trace as nvidia-smi's CSV:
@@ -41,7 +51,7 @@ func WriteNvidiaSmiCSV(w io.Writer, n NVML, start time.Time) error {
 		for wk, us := range g.Util {
 			u := us[k]
 			for r := 0; r < n.TP; r++ {
-				if _, err := fmt.Fprintf(w, "%s, %d, %d %%, %.2f W, %d MiB\n", ts, wk*n.TP+r, int(u*100+0.5), n.PowerW(u), mib); err != nil {
+				if _, err := fmt.Fprintf(w, "%s, %d, %d %%, %.2f W, %d MiB\n", ts, wk*n.TP+r, int(u*100+0.5), n.power(wk, k), mib); err != nil {
 					return err
 				}
 			}
@@ -65,7 +75,7 @@ func (n *NVML) aiperfTelemetry(start time.Time) string {
 		power, energy, util, mem := make([]float64, len(us)), make([]float64, len(us)), make([]float64, len(us)), make([]float64, len(us))
 		joules := 0.0
 		for k, u := range us {
-			power[k] = n.PowerW(u)
+			power[k] = n.power(wk, k)
 			joules += power[k] * sim.NVMLPeriod.Seconds()
 			energy[k] = joules / 1e6
 			util[k] = 100 * u

@@ -86,7 +86,13 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 		c.reqs.add(newReqState(&wl.Jobs[i]))
 	}
 	n := cfg.NumWorkers()
-	c.nvml = newNVML(n, cfg.NVML)
+	profs := make([]*model.Profile, 0, n)
+	for _, pool := range cfg.Pools {
+		for k := 0; k < pool.N; k++ {
+			profs = append(profs, pool.Profile)
+		}
+	}
+	c.nvml = newNVML(profs, cfg.NVML)
 	c.workers = make([]*worker, 0, n)
 	for pi := range cfg.Pools {
 		pool := &cfg.Pools[pi]
@@ -191,7 +197,11 @@ func (c *cluster) startStep(w *worker) {
 	if used := w.kv.Used(); used > w.stats.PeakBlocksUsed {
 		w.stats.PeakBlocksUsed = used
 	}
-	c.nvml.add(w.id, c.eng.Now()-c.wl.Jobs[0].Arrival, dur, Time(w.prof.HostOverheadNs))
+	flops := 0.0
+	if w.prof.FLOPPower() {
+		flops = w.prof.StepFLOPs(b)
+	}
+	c.nvml.add(w.id, c.eng.Now()-c.wl.Jobs[0].Arrival, dur, Time(w.prof.HostOverheadNs), flops)
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Step(w.id, c.eng.Now(), dur, b, len(w.sched), w.kv.Used())
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/routesim/routesim/model"
 )
 
 // NVMLPeriod is the sampling period of the simulated NVML poller (the
@@ -32,6 +34,9 @@ type nvml struct {
 	tracks []gpuTrack
 	limit  int      // windows in the sampler's span (0 = until the end)
 	series [][]Time // [worker][window] GPU-active ns, with NVMLConfig.Series
+	// flopSeries is [worker][window] FLOPs executed, kept with series for
+	// workers whose power depends on them.
+	flopSeries [][]float64
 }
 
 // gpuTrack is one worker's sampler: the open window and the statistics of
@@ -42,29 +47,57 @@ type gpuTrack struct {
 	closed   int  // windows closed within the sampler's span
 	sum      float64
 	min, max float64 // of closed windows' utilization
+	// With a FLOP-dependent power (model.Profile.FLOPPower), the open
+	// window's FLOPs and the closed windows' power.
+	prof       *model.Profile
+	flops      float64
+	psum, pmax float64
 }
 
-func newNVML(workers int, cfg NVMLConfig) nvml {
+func newNVML(profiles []*model.Profile, cfg NVMLConfig) nvml {
+	workers := len(profiles)
 	n := nvml{tracks: make([]gpuTrack, workers), limit: int((cfg.Window + NVMLPeriod - 1) / NVMLPeriod)}
+	for w, p := range profiles {
+		if p.FLOPPower() {
+			n.tracks[w].prof = p
+		}
+	}
 	if cfg.Series {
 		n.series = make([][]Time, workers)
+		n.flopSeries = make([][]float64, workers)
 	}
 	return n
 }
 
-func (n *nvml) add(w int, start, dur, hostOverhead Time) {
+// add books a step of worker w: [start, start+dur) of which the first
+// hostOverhead ns are GPU-idle; the step's flops are spread evenly over
+// its kernel time.
+func (n *nvml) add(w int, start, dur, hostOverhead Time, flops float64) {
 	from, to := start+min(hostOverhead, dur), start+dur
+	rate := 0.0
+	if to > from {
+		rate = flops / float64(to-from)
+	}
+	t := &n.tracks[w]
 	for from < to {
 		win := int(from / NVMLPeriod)
 		end := min(to, Time(win+1)*NVMLPeriod)
-		t := &n.tracks[w]
 		t.advance(win, n.limit)
 		t.active += end - from
+		if t.prof != nil {
+			t.flops += rate * float64(end-from)
+		}
 		if n.series != nil {
 			for len(n.series[w]) <= win {
 				n.series[w] = append(n.series[w], 0)
 			}
 			n.series[w][win] += end - from
+			if t.prof != nil {
+				for len(n.flopSeries[w]) <= win {
+					n.flopSeries[w] = append(n.flopSeries[w], 0)
+				}
+				n.flopSeries[w][win] += rate * float64(end-from)
+			}
 		}
 		from = end
 	}
@@ -76,26 +109,37 @@ func (t *gpuTrack) advance(to, limit int) {
 	if to <= t.open {
 		return
 	}
-	count := func(u float64) {
+	count := func(u, c float64) {
 		if t.closed == 0 {
 			t.min, t.max = u, u
 		}
 		t.sum += u
 		t.min, t.max = math.Min(t.min, u), math.Max(t.max, u)
+		if t.prof != nil {
+			w := t.prof.PowerAt(u, c)
+			if t.closed == 0 {
+				t.pmax = w
+			}
+			t.psum += w
+			t.pmax = math.Max(t.pmax, w)
+		}
 		t.closed++
 	}
 	if limit == 0 || t.open < limit {
-		count(float64(t.active) / float64(NVMLPeriod))
+		count(float64(t.active)/float64(NVMLPeriod), t.flops/NVMLPeriod.Seconds())
 	}
 	idle := to - t.open - 1
 	if limit > 0 {
 		idle = min(to, limit) - t.open - 1
 	}
 	if idle > 0 {
-		count(0)
+		count(0, 0)
 		t.closed += idle - 1
+		if t.prof != nil {
+			t.psum += float64(idle-1) * t.prof.PowerAt(0, 0)
+		}
 	}
-	t.open, t.active = to, 0
+	t.open, t.active, t.flops = to, 0, 0
 }
 
 // finish closes the sampler's span: windows [0, k).
@@ -110,20 +154,29 @@ func (n *nvml) finish(k int) {
 }
 
 // GPUSamples is a run's simulated NVML trace: Util[w][k] is worker w's
-// utilization in window k (0..1), over equal windows of NVMLPeriod from 0.
+// utilization in window k (0..1), over equal windows of NVMLPeriod from 0;
+// FLOPS[w][k] the FLOP/s its GPUs executed in it (nil for a worker whose
+// power depends on utilization alone).
 type GPUSamples struct {
-	Util [][]float64
+	Util  [][]float64
+	FLOPS [][]float64
 }
 
 func (n *nvml) samples() GPUSamples {
 	if n.series == nil {
 		return GPUSamples{}
 	}
-	g := GPUSamples{Util: make([][]float64, len(n.series))}
+	g := GPUSamples{Util: make([][]float64, len(n.series)), FLOPS: make([][]float64, len(n.series))}
 	for w, a := range n.series {
 		g.Util[w] = make([]float64, n.limit)
 		for k := 0; k < n.limit && k < len(a); k++ {
 			g.Util[w][k] = float64(a[k]) / float64(NVMLPeriod)
+		}
+		if n.tracks[w].prof != nil {
+			g.FLOPS[w] = make([]float64, n.limit)
+			for k := 0; k < n.limit && k < len(n.flopSeries[w]); k++ {
+				g.FLOPS[w][k] = n.flopSeries[w][k] / NVMLPeriod.Seconds()
+			}
 		}
 	}
 	return g
@@ -156,7 +209,13 @@ func (n *nvml) stats(power func(w int, util float64) float64) GPUStats {
 	for w := range n.tracks {
 		t := &n.tracks[w]
 		var s GPUSummary
-		if t.closed > 0 {
+		switch {
+		case t.closed > 0 && t.prof != nil:
+			// Power is not affine in utilization: each window's counts.
+			s.UtilMean = t.sum / float64(t.closed)
+			s.PowerMeanW = t.psum / float64(t.closed)
+			s.PowerMaxW = t.pmax
+		case t.closed > 0:
 			s.UtilMean = t.sum / float64(t.closed)
 			s.PowerMeanW = power(w, s.UtilMean)
 			s.PowerMaxW = math.Max(power(w, t.min), power(w, t.max))

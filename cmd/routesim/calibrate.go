@@ -27,14 +27,27 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	derive := fs.String("derive", "", "instead of fitting, write each run's measured statistics to DIR/RUN.json (a derived table with its --source, for data whose files may not be redistributed)")
 	source := fs.String("source", "", "with --derive: the citation written into every derived file")
 	noPost := fs.Bool("no-posterior", false, "skip the Laplace approximation of the coefficients' uncertainty (faster; the profile then gives no bands)")
+	ml := addMLEnergyFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: routesim calibrate --spec FILE [--out DIR]\n\nFit a step-time profile to measured runs (AIPerf exports, NVML samples) by re-simulating them.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: routesim calibrate --spec FILE [--out DIR]\n       routesim calibrate --mlenergy FILE --osl FILE --model NAME [--gpu H100] [--tp N] [--loo] [--out DIR]\n\nFit a step-time profile to measured runs (AIPerf exports, NVML samples, ML.ENERGY steady states) by re-simulating them.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
+	if err := ml.check(fs.Changed); err != nil {
+		return err
+	}
+	if ml.file != "" {
+		if *spec != "" || *derive != "" {
+			return usageError{fmt.Errorf("calibrate: --mlenergy replaces --spec and --derive; give one")}
+		}
+		return calibrateMLEnergy(ml, *out, *quiet, stdout, stderr)
+	}
+	if fs.Changed("gpu") {
+		return usageError{fmt.Errorf("calibrate: --gpu needs --mlenergy")}
+	}
 	if *spec == "" {
-		return usageError{fmt.Errorf("calibrate: --spec is required")}
+		return usageError{fmt.Errorf("calibrate: --spec (or --mlenergy) is required")}
 	}
 	if *maxEvals < 1 {
 		return usageError{fmt.Errorf("calibrate: --max-evals %d must be ≥ 1", *maxEvals)}

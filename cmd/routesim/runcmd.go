@@ -217,7 +217,7 @@ func (o runOutputs) write(f *scenario.Spec, st *scenario.Built, res *sim.Result,
 	}
 	nv := report.NVML{
 		Samples: res.GPU, TP: st.Deploy.TP, GPUName: st.Deploy.GPU.Name,
-		PowerW: st.Profile.PowerW, MemUsedBytes: st.Deploy.NVMLMemoryUsedBytes(),
+		PowerW: st.Profile.PowerAt, MemUsedBytes: st.Deploy.NVMLMemoryUsedBytes(),
 	}
 	steps := []struct {
 		name  string

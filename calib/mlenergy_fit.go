@@ -1,0 +1,296 @@
+package calib
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/routesim/routesim/model"
+)
+
+// MLEnergyParams are the coefficients an ML.ENERGY fit moves: the decode
+// step's terms and the layer curve's scale. The prompts' mean length is
+// fitted beside them as a nuisance parameter ("isl_mean").
+var MLEnergyParams = []string{"step_base_ns", "linear_scale", "decode_ns_per_seq", "decode_ns_per_ctx_token"}
+
+// ISLPrior is the prior of the nuisance prompt length: ML.ENERGY publishes
+// no input lengths for its LMArena prompts. Single-turn chat prompts run to
+// a few hundred tokens; the spread covers 150–1,100.
+var ISLPrior = model.Prior{Name: "isl_mean", Centre: 400, LogSD: 1.0,
+	Source: "LMArena chat prompts: no lengths published; a few hundred tokens, wide"}
+
+// MLEnergyFit is a profile fitted to ML.ENERGY rows.
+type MLEnergyFit struct {
+	Profile *model.Profile
+	ISLMean float64
+	// SD are the posterior log-sds (Laplace) of MLEnergyParams and the ISL
+	// mean, in that order.
+	SD []float64
+	// Rows are the fitted rows, measured and simulated.
+	Rows []MLEnergyRowFit
+	// Sims counts the simulations of every row the fit ran.
+	Sims int
+}
+
+// MLEnergyRowFit is one row, measured and as the fitted profile simulates it.
+type MLEnergyRowFit struct {
+	Row MLEnergyRow
+	Sim SteadyState
+}
+
+// mlenergyFitter holds what a fit's residuals need.
+type mlenergyFitter struct {
+	bench  *MLEnergyBench
+	rows   []MLEnergyRow
+	base   *model.Profile
+	priors []model.Prior // MLEnergyParams' then ISLPrior
+	sigma  float64
+	sims   int
+	err    error
+}
+
+// profileAt is base with the coefficients exp(u[:k]).
+func (f *mlenergyFitter) profileAt(u []float64) *model.Profile {
+	q := clone(f.base)
+	for i, name := range MLEnergyParams {
+		c, _ := model.CoefficientByName(name)
+		*c.Field(q) = math.Exp(u[i])
+	}
+	return q
+}
+
+// simulate runs every row at u.
+func (f *mlenergyFitter) simulate(u []float64) ([]SteadyState, *model.Profile, error) {
+	p := f.profileAt(u)
+	b := *f.bench
+	b.ISLMean = math.Exp(u[len(MLEnergyParams)])
+	out := make([]SteadyState, len(f.rows))
+	for i, r := range f.rows {
+		st, err := b.Simulate(r, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		out[i] = st
+	}
+	f.sims += len(f.rows)
+	return out, p, nil
+}
+
+// residuals are the data residuals (log ratios over σ) of every row's
+// median ITL, throughput and mean batch, then the priors'.
+func (f *mlenergyFitter) residuals(u []float64) []float64 {
+	sts, _, err := f.simulate(u)
+	if err != nil {
+		f.err = err
+		return nil
+	}
+	var r []float64
+	for i, st := range sts {
+		m := f.rows[i]
+		r = append(r, math.Log(st.MedianITLMs/m.MedianITLMs)/f.sigma,
+			math.Log(st.TokensPerS/m.TokensPerS)/f.sigma,
+			math.Log(st.AvgBatch/m.AvgBatch)/f.sigma)
+	}
+	for i, pr := range f.priors {
+		r = append(r, (u[i]-math.Log(pr.Centre))/pr.LogSD)
+	}
+	return r
+}
+
+// FitMLEnergy fits base's decode coefficients and the prompts' mean
+// length to rows (MAP with base's kernel priors, Levenberg–Marquardt over
+// the logarithms), then the power line to the rows' measured power.
+// priors are base's coefficient priors (model.KernelPrior).
+func FitMLEnergy(bench *MLEnergyBench, rows []MLEnergyRow, base *model.Profile, priors []model.Prior, iters int) (*MLEnergyFit, error) {
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("calib: no ML.ENERGY rows to fit")
+	}
+	f := &mlenergyFitter{bench: bench, rows: rows, base: clone(base), sigma: model.DefaultModelErrorLog}
+	for _, name := range MLEnergyParams {
+		pr, ok := findPrior(priors, name)
+		if !ok {
+			return nil, fmt.Errorf("calib: no prior for %s", name)
+		}
+		f.priors = append(f.priors, pr)
+	}
+	f.priors = append(f.priors, ISLPrior)
+	u := make([]float64, len(f.priors))
+	for i, name := range MLEnergyParams {
+		c, _ := model.CoefficientByName(name)
+		u[i] = math.Log(*c.Field(base))
+	}
+	u[len(u)-1] = math.Log(bench.ISLMean)
+	u, jtj := f.minimize(u, iters)
+	if f.err != nil {
+		return nil, fmt.Errorf("calib: a simulation failed during the fit: %w", f.err)
+	}
+	sts, p, err := f.simulate(u)
+	if err != nil {
+		return nil, err
+	}
+	fit := &MLEnergyFit{Profile: p, ISLMean: math.Exp(u[len(u)-1]), SD: laplaceSD(jtj)}
+	for i, r := range rows {
+		fit.Rows = append(fit.Rows, MLEnergyRowFit{Row: r, Sim: sts[i]})
+	}
+	fitMLEnergyPower(p, fit.Rows)
+	for i := range fit.Rows {
+		fit.Rows[i].Sim.PowerW = fit.Rows[i].Sim.powerWith(p)
+	}
+	fit.Sims = f.sims
+	return fit, nil
+}
+
+func findPrior(priors []model.Prior, name string) (model.Prior, bool) {
+	for _, p := range priors {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return model.Prior{}, false
+}
+
+// minimize runs Levenberg–Marquardt on the residuals from u; it returns
+// the best point and JᵀJ there (for the Laplace approximation).
+func (f *mlenergyFitter) minimize(u []float64, iters int) ([]float64, *mat.SymDense) {
+	k := len(u)
+	r := f.residuals(u)
+	if r == nil {
+		return u, nil
+	}
+	best, lambda := sumSquares(r), 1e-2
+	const h = 0.02
+	var jtj *mat.SymDense
+	for it := 0; it < iters; it++ {
+		cols := jacobian(r, k, h, func(int) bool { return true }, func(j int, dx float64) []float64 {
+			moved := append([]float64(nil), u...)
+			moved[j] += dx
+			return f.residuals(moved)
+		})
+		var jtr *mat.VecDense
+		jtj, jtr = gram(cols, r)
+		improved := false
+		for try := 0; try < 6 && !improved; try++ {
+			m := mat.NewSymDense(k, nil)
+			for a := range k {
+				for b := a; b < k; b++ {
+					m.SetSym(a, b, jtj.At(a, b))
+				}
+				m.SetSym(a, a, jtj.At(a, a)*(1+lambda)+1e-9)
+			}
+			var chol mat.Cholesky
+			var step mat.VecDense
+			if !chol.Factorize(m) || chol.SolveVecTo(&step, jtr) != nil {
+				lambda *= 10
+				continue
+			}
+			next := make([]float64, k)
+			for a := range k {
+				next[a] = u[a] + math.Max(-0.5, math.Min(0.5, -step.AtVec(a)))
+			}
+			rn := f.residuals(next)
+			if l := sumSquares(rn); rn != nil && l < best-1e-9 {
+				u, r, best, improved = next, rn, l, true
+				lambda = math.Max(lambda/3, 1e-6)
+			} else {
+				lambda *= 10
+			}
+		}
+		if !improved || best < 1e-6 {
+			break
+		}
+	}
+	return u, jtj
+}
+
+// laplaceSD is the posterior log-sd of each coordinate: √diag((JᵀJ)⁻¹)
+// (the objective is ½Σr², so JᵀJ approximates its Hessian).
+func laplaceSD(jtj *mat.SymDense) []float64 {
+	if jtj == nil {
+		return nil
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(jtj) {
+		return nil
+	}
+	var inv mat.SymDense
+	if chol.InverseTo(&inv) != nil {
+		return nil
+	}
+	out := make([]float64, jtj.SymmetricDim())
+	for i := range out {
+		out[i] = math.Sqrt(math.Max(0, inv.At(i, i)))
+	}
+	return out
+}
+
+// fitMLEnergyPower fits the power line (power_busy_w, power_pj_per_flop)
+// to the rows' measured power by least squares on log ratios, each row's
+// per-window utilisation and FLOP rate as simulated, with the idle draw
+// and the power limit from the GPU's catalogue entry (p's).
+func fitMLEnergyPower(p *model.Profile, rows []MLEnergyRowFit) {
+	loss := func(busy, pj float64) float64 {
+		q := *p
+		q.PowerBusyW, q.PowerPJPerFLOP = busy, pj
+		s := 0.0
+		for _, r := range rows {
+			d := math.Log(r.Sim.powerWith(&q) / r.Row.PowerW)
+			s += d * d
+		}
+		return s
+	}
+	// Two coefficients and a cheap loss: a coarse grid, then halving
+	// refinements around the best point.
+	hi := p.PowerCapW
+	if hi <= 0 {
+		hi = 2 * p.PowerBusyW
+	}
+	bestB, bestE, best := p.PowerBusyW, p.PowerPJPerFLOP, math.Inf(1)
+	lo := p.PowerIdleW
+	bStep, eStep := (hi-lo)/40, 0.1
+	for b := lo; b <= hi; b += bStep {
+		for e := 0.0; e <= 6; e += eStep {
+			if l := loss(b, e); l < best {
+				bestB, bestE, best = b, e, l
+			}
+		}
+	}
+	for range 30 {
+		bStep, eStep = bStep/2, eStep/2
+		for _, b := range []float64{bestB - bStep, bestB, bestB + bStep} {
+			for _, e := range []float64{bestE - eStep, bestE, bestE + eStep} {
+				if b < lo || e < 0 {
+					continue
+				}
+				if l := loss(b, e); l < best {
+					bestB, bestE, best = b, e, l
+				}
+			}
+		}
+	}
+	p.PowerBusyW, p.PowerPJPerFLOP = bestB, bestE
+}
+
+// MLEnergyLOO is one left-out row: predicted by a fit on the others.
+type MLEnergyLOO struct {
+	Row  MLEnergyRow
+	Pred SteadyState
+}
+
+// PctErr is 100·(sim/meas − 1).
+func PctErr(sim, meas float64) float64 { return 100 * (sim/meas - 1) }
+
+// MLEnergyTable renders rows measured against simulated (or predicted).
+func MLEnergyTable(rows []MLEnergyRow, sims []SteadyState) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-6s %-20s %-20s %-20s %-14s\n", "SEQS", "MEDIAN ITL ms", "OUTPUT tok/s", "POWER W/GPU", "BATCH")
+	for i, r := range rows {
+		s := sims[i]
+		fmt.Fprintf(&b, "%-6d %6.2f %6.2f %+5.1f%%  %6.0f %6.0f %+5.1f%%  %5.0f %5.0f %+5.1f%%  %6.1f %6.1f\n", r.MaxNumSeqs,
+			r.MedianITLMs, s.MedianITLMs, PctErr(s.MedianITLMs, r.MedianITLMs),
+			r.TokensPerS, s.TokensPerS, PctErr(s.TokensPerS, r.TokensPerS),
+			r.PowerW, s.PowerW, PctErr(s.PowerW, r.PowerW), r.AvgBatch, s.AvgBatch)
+	}
+	return b.String()
+}

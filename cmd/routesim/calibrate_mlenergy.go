@@ -1,0 +1,238 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/routesim/routesim/calib"
+	"github.com/routesim/routesim/internal/atomicfile"
+	"github.com/routesim/routesim/model"
+)
+
+// mlenergyFlags are calibrate's flags for ML.ENERGY rows.
+type mlenergyFlags struct {
+	file, osl, model, gpu, task string
+	tp, iters, jobs             int
+	islCV                       float64
+	loo                         bool
+}
+
+func addMLEnergyFlags(fs *pflag.FlagSet) *mlenergyFlags {
+	f := &mlenergyFlags{}
+	fs.StringVar(&f.file, "mlenergy", "", "fit to ML.ENERGY Benchmark rows instead of a spec: llm_runs_flat.csv or a leaderboard tasks/<task>.json")
+	fs.StringVar(&f.osl, "osl", "", "with --mlenergy: the task's output-length distribution (a leaderboard models/<model>__<task>.json, or {\"bins\",\"counts\"})")
+	fs.StringVar(&f.model, "model", "", "with --mlenergy: the model to fit (catalogue name or Hugging Face id)")
+	fs.StringVar(&f.gpu, "gpu", "H100", "with --mlenergy: the GPU whose rows to fit")
+	fs.IntVar(&f.tp, "tp", 0, "with --mlenergy: the TP degree whose rows to fit (0 = the only one present)")
+	fs.StringVar(&f.task, "task", "lm-arena-chat", "with --mlenergy: the benchmark task whose rows to fit")
+	fs.Float64Var(&f.islCV, "isl-cv", 1, "with --mlenergy: coefficient of variation of the (unpublished) prompt lengths")
+	fs.IntVar(&f.iters, "iters", 20, "with --mlenergy: Levenberg–Marquardt iterations of the fit (each simulates every row about 12 times)")
+	fs.BoolVar(&f.loo, "loo", false, "with --mlenergy: also refit without each row and predict it (leave-one-out over max_num_seqs)")
+	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "with --mlenergy --loo: leave-one-out folds run in parallel")
+	return f
+}
+
+// check validates the ML.ENERGY flags; changed says which were given.
+func (f *mlenergyFlags) check(changed func(string) bool) error {
+	var errs []string
+	if f.file == "" {
+		for _, n := range []string{"osl", "model", "tp", "task", "isl-cv", "iters", "loo", "jobs"} {
+			if changed(n) {
+				errs = append(errs, fmt.Sprintf("--%s needs --mlenergy", n))
+			}
+		}
+		if len(errs) > 0 {
+			return usageError{fmt.Errorf("calibrate: %s", strings.Join(errs, "; "))}
+		}
+		return nil
+	}
+	if f.osl == "" {
+		errs = append(errs, "--mlenergy needs --osl (the output-length distribution)")
+	}
+	if f.model == "" {
+		errs = append(errs, "--mlenergy needs --model")
+	}
+	if f.tp < 0 || f.tp > 64 {
+		errs = append(errs, fmt.Sprintf("--tp %d must be in [0, 64]", f.tp))
+	}
+	if !(f.islCV > 0 && f.islCV <= 10) {
+		errs = append(errs, fmt.Sprintf("--isl-cv %g must be in (0, 10]", f.islCV))
+	}
+	if f.iters < 1 || f.iters > 1000 {
+		errs = append(errs, fmt.Sprintf("--iters %d must be in [1, 1000]", f.iters))
+	}
+	if f.jobs < 1 {
+		errs = append(errs, fmt.Sprintf("--jobs %d must be ≥ 1", f.jobs))
+	}
+	if len(errs) > 0 {
+		return usageError{fmt.Errorf("calibrate: %s", strings.Join(errs, "; "))}
+	}
+	return nil
+}
+
+// mlenergyReport is report.json of an ML.ENERGY fit.
+type mlenergyReport struct {
+	Profile      string              `json:"profile"`
+	ISLMean      float64             `json:"isl_mean"`
+	PosteriorSD  map[string]float64  `json:"posterior_log_sd"`
+	FrontendFrom string              `json:"frontend_from"`
+	Rows         []mlenergyReportRow `json:"rows"`
+	LeaveOneOut  []mlenergyReportRow `json:"leave_one_out,omitempty"`
+	Simulations  int                 `json:"simulations"`
+}
+
+type mlenergyReportRow struct {
+	MaxNumSeqs int                `json:"max_num_seqs"`
+	Measured   calib.SteadyState  `json:"measured"`
+	Simulated  calib.SteadyState  `json:"simulated"`
+	ErrPct     map[string]float64 `json:"error_pct"`
+}
+
+func reportRow(r calib.MLEnergyRow, s calib.SteadyState) mlenergyReportRow {
+	return mlenergyReportRow{MaxNumSeqs: r.MaxNumSeqs,
+		Measured:  calib.SteadyState{MedianITLMs: r.MedianITLMs, TokensPerS: r.TokensPerS, AvgBatch: r.AvgBatch, PowerW: r.PowerW},
+		Simulated: s,
+		ErrPct: map[string]float64{"median_itl_ms": calib.PctErr(s.MedianITLMs, r.MedianITLMs), "output_tokens_per_s": calib.PctErr(s.TokensPerS, r.TokensPerS),
+			"power_w": calib.PctErr(s.PowerW, r.PowerW), "avg_batch": calib.PctErr(s.AvgBatch, r.AvgBatch)}}
+}
+
+// calibrateMLEnergy fits a profile to ML.ENERGY rows and writes it.
+func calibrateMLEnergy(f *mlenergyFlags, out string, quiet bool, stdout, stderr io.Writer) error {
+	rows, err := readWith(f.file, calib.ReadMLEnergy)
+	if err != nil {
+		return err
+	}
+	osl, err := readWith(f.osl, calib.ReadOSLHistogram)
+	if err != nil {
+		return err
+	}
+	sel := calib.MLEnergySelect{Model: f.model, GPU: f.gpu, TP: f.tp, Task: f.task}
+	mine, dep, err := sel.Select(rows, model.DefaultCatalogue())
+	if err != nil {
+		return usageError{err}
+	}
+	if !quiet {
+		fmt.Fprintf(stderr, "fitting %s/%s/tp%d to %d rows...\n", dep.GPU.Name, dep.Model.Name, dep.TP, len(mine))
+	}
+	res, err := calib.CalibrateMLEnergy(mine, dep, osl, calib.MLEnergyOptions{Iters: f.iters, ISLCV: f.islCV})
+	if err != nil {
+		return err
+	}
+	rep := mlenergyReport{Profile: res.Profile.Name, ISLMean: res.Fit.ISLMean, PosteriorSD: map[string]float64{},
+		FrontendFrom: res.FrontendFrom, Simulations: res.Fit.Sims}
+	for i, name := range append(append([]string(nil), calib.MLEnergyParams...), "isl_mean") {
+		if i < len(res.Fit.SD) {
+			rep.PosteriorSD[name] = res.Fit.SD[i]
+		}
+	}
+	var fitted, pred []calib.SteadyState
+	for _, r := range res.Fit.Rows {
+		rep.Rows = append(rep.Rows, reportRow(r.Row, r.Sim))
+		fitted = append(fitted, r.Sim)
+	}
+	text := fmt.Sprintf("profile %s (%s)\nprompt mean length (nuisance) %.0f tokens\n\nfit, every row:\n%s",
+		res.Profile.Name, res.Profile.FitError, res.Fit.ISLMean, calib.MLEnergyTable(mine, fitted))
+	if f.loo {
+		if !quiet {
+			fmt.Fprintf(stderr, "leave-one-out: %d refits on %d jobs...\n", len(mine), f.jobs)
+		}
+		folds, err := runFolds(res, len(mine), f.jobs)
+		if err != nil {
+			return err
+		}
+		worst := 0.0
+		for i, l := range folds {
+			rep.LeaveOneOut = append(rep.LeaveOneOut, reportRow(l.Row, l.Pred))
+			pred = append(pred, l.Pred)
+			for _, e := range rep.LeaveOneOut[i].ErrPct {
+				worst = math.Max(worst, math.Abs(e))
+			}
+		}
+		text += fmt.Sprintf("\nleave-one-out, each row predicted by a fit to the others (max |error| %.1f%% over ITL, throughput, power and batch):\n%s",
+			worst, calib.MLEnergyTable(mine, pred))
+	}
+	if out != "" {
+		d, err := atomicfile.NewDir(out)
+		if err != nil {
+			return err
+		}
+		for _, file := range []struct {
+			name string
+			v    any
+		}{{"profile.json", res.Profile}, {"report.json", rep}} {
+			w, err := d.Create(file.name)
+			if err == nil {
+				err = writeJSON(w, file.v)
+			}
+			if err != nil {
+				d.Abort()
+				return err
+			}
+		}
+		w, err := d.Create("report.txt")
+		if err == nil {
+			_, err = io.WriteString(w, text)
+		}
+		if err == nil {
+			err = d.Commit()
+		} else {
+			d.Abort()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Fprint(stdout, text)
+	if out != "" {
+		fmt.Fprintf(stdout, "wrote %s/profile.json, report.json, report.txt\n", out)
+	}
+	return nil
+}
+
+// runFolds runs the leave-one-out folds on jobs goroutines; each fold is
+// deterministic, and results land in row order.
+func runFolds(res *calib.MLEnergyResult, n, jobs int) ([]calib.MLEnergyLOO, error) {
+	out := make([]calib.MLEnergyLOO, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(jobs, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = res.LeaveOneOutFold(i, 6)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// readWith opens path and decodes it with read, which names the file in
+// its errors.
+func readWith[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return read(f, path)
+}
