@@ -171,6 +171,7 @@ func CalibrateMLEnergy(rows []MLEnergyRow, d model.Deployment, osl *OSLHistogram
 	bench.ISLMean = fit.ISLMean
 	p := fit.Profile
 	p.Kind = "measured"
+	p.TransferBase = model.TransferBaseKernelPrior
 	p.Name = fmt.Sprintf("%s.%s.tp%d.mlenergy", strings.ToLower(d.GPU.Name), strings.ToLower(d.Model.Name), d.TP)
 	lo, hi := rows[0].MaxNumSeqs, rows[0].MaxNumSeqs
 	for _, r := range rows {

@@ -35,6 +35,7 @@ type MLEnergyBench struct {
 // SteadyState is what the benchmark reports for one row, simulated.
 type SteadyState struct {
 	MedianITLMs float64 `json:"median_itl_ms"`
+	P90ITLMs    float64 `json:"p90_itl_ms"`
 	TokensPerS  float64 `json:"output_tokens_per_s"`
 	AvgBatch    float64 `json:"avg_batch"`
 	PowerW      float64 `json:"power_w"` // per GPU
@@ -230,8 +231,11 @@ func steadyState(res *sim.Result, l *benchSteps, mns int, p *model.Profile) (Ste
 	acc := 0.0
 	for _, g := range gaps {
 		acc += g.w
-		if acc >= total/2 {
+		if acc >= total/2 && st.MedianITLMs == 0 {
 			st.MedianITLMs = g.ns / 1e6
+		}
+		if acc >= 0.9*total {
+			st.P90ITLMs = g.ns / 1e6
 			break
 		}
 	}

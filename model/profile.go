@@ -104,6 +104,11 @@ type Profile struct {
 	FLOPsPerToken    float64 `json:"flops_per_token,omitempty"`
 	FLOPsPerSeq      float64 `json:"flops_per_seq,omitempty"`
 	AttnFLOPsPerPair float64 `json:"attn_flops_per_pair,omitempty"`
+	// TransferBase says what the fitted coefficients are relative to, so
+	// that they can be carried to neighbouring deployments (Transfer):
+	// "kernel-prior" (the deployment's kernel prior with CUDA graphs), or
+	// empty (not a transfer source).
+	TransferBase string `json:"transfer_base,omitempty"`
 	// FitError says how well the coefficients reproduce their source data.
 	FitError string `json:"fit_error,omitempty"`
 	// Posterior is the calibration's uncertainty about the coefficients
@@ -278,27 +283,44 @@ func BuiltinProfiles() []*Profile {
 const KernelPriorName = "kernel-prior"
 
 // ProfileFor returns the built-in profile for the deployment; where none
-// was measured, its kernel prior (measured kernel curves transferred to it;
-// eager: vLLM's --enforce-eager), and the roofline estimate only if even
-// that cannot be built.
+// was measured, a transfer of the closest measured profile of the same
+// model (Transfer), else its kernel prior (measured kernel curves
+// transferred to it; eager: vLLM's --enforce-eager), and the roofline
+// estimate only if even that cannot be built.
 func ProfileFor(d Deployment, eager bool) *Profile {
 	if p, err := FindProfile(d.GPU.Name, d.Model.Name, d.TP); err == nil && p.Quant == d.Quant {
 		return p
 	}
-	if p, _, err := KernelPrior(d, DefaultCatalogue(), eager); err == nil {
+	cat := DefaultCatalogue()
+	if src, from, ok := transferSource(d, cat); ok {
+		if p, err := Transfer(src, from, d, eager); err == nil {
+			return p
+		}
+	}
+	if p, _, err := KernelPrior(d, cat, eager); err == nil {
 		return p
 	}
 	return Roofline(d)
 }
 
-// FindProfile returns the built-in profile for a GPU, model and TP degree.
+// FindProfile returns the built-in profile for a GPU, model and TP degree:
+// a kernel profile before a linear one, then the first by name.
 func FindProfile(gpu, llm string, tp int) (*Profile, error) {
 	var have []string
+	var linear *Profile
 	for _, p := range BuiltinProfiles() {
 		if strings.EqualFold(p.GPU, gpu) && strings.EqualFold(p.Model, llm) && p.TP == tp {
-			return p, nil
+			if p.IsKernel() {
+				return p, nil
+			}
+			if linear == nil {
+				linear = p
+			}
 		}
 		have = append(have, fmt.Sprintf("%s/%s/tp%d", p.GPU, p.Model, p.TP))
+	}
+	if linear != nil {
+		return linear, nil
 	}
 	return nil, fmt.Errorf("model: no built-in profile for %s/%s/tp%d (have: %s); pass --profile FILE.json",
 		gpu, llm, tp, strings.Join(have, ", "))

@@ -140,3 +140,46 @@ func TestNewFlagsRefuseBadValues(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrateMLEnergyBadInput: the ML.ENERGY flags and files are
+// checked before any fit, with the flag or the file, line and field named,
+// and nothing is written.
+func TestCalibrateMLEnergyBadInput(t *testing.T) {
+	const data = "../../validate/data/h100-mlenergy-v3/"
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("task,model_id\nlm-arena-chat,x\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+		code int
+	}{
+		{"no osl", []string{"--mlenergy", data + "runs.csv", "--model", "Qwen3-8B"}, "--mlenergy needs --osl", 2},
+		{"no model", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json"}, "--mlenergy needs --model", 2},
+		{"osl without mlenergy", []string{"--spec", "x.json", "--osl", "y.json"}, "--osl needs --mlenergy", 2},
+		{"gpu without mlenergy", []string{"--spec", "x.json", "--gpu", "H200"}, "--gpu needs --mlenergy", 2},
+		{"both", []string{"--spec", "x.json", "--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B"}, "give one", 2},
+		{"bad iters", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B", "--iters", "0"}, "--iters 0", 2},
+		{"bad isl cv", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B", "--isl-cv", "nan"}, "--isl-cv NaN", 2},
+		{"ambiguous tp", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-32B"}, "pick one with --tp", 2},
+		{"no rows", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B", "--gpu", "H200"}, "0 lm-arena-chat rows", 2},
+		{"unknown model", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Mistral-7B"}, "Mistral-7B", 2},
+		{"malformed file", []string{"--mlenergy", bad, "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B"}, "bad.csv:1: gpu_model: missing column", 1},
+		{"missing osl file", []string{"--mlenergy", data + "runs.csv", "--osl", filepath.Join(dir, "nope.json"), "--model", "Qwen3-8B"}, "nope.json", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
+			_, _, err := runCLI(append([]string{"calibrate", "--out", out}, tc.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+			if exitCode(err) != tc.code {
+				t.Errorf("exit %d, want %d", exitCode(err), tc.code)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("--out %s exists after a failed calibration", out)
+			}
+		})
+	}
+}

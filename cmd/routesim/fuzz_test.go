@@ -33,7 +33,8 @@ func numericFlags() []string {
 func FuzzFlags(f *testing.F) {
 	flags := append(numericFlags(), "sweep:seeds", "sweep:seed", "sweep:n", "sweep:rate-scale", "sweep:bootstrap", "sweep:jobs", "sweep:slo-ttft",
 		"plan:slo-ttft-p95", "plan:slo-itl-p95", "plan:slo-e2e-p95", "plan:min-completeness", "plan:min-goodput", "plan:confidence",
-		"plan:traffic-scale", "plan:n", "plan:gpu-hour-cost", "plan:uncertainty", "plan:seeds", "plan:setting")
+		"plan:traffic-scale", "plan:n", "plan:gpu-hour-cost", "plan:uncertainty", "plan:seeds", "plan:setting",
+		"calibrate:iters", "calibrate:isl-cv", "calibrate:tp", "calibrate:jobs")
 	for i := range flags {
 		for _, v := range []string{"NaN", "Inf", "-1", "0", "1e300", "1e-300", "18446744073709551615", "2..3"} {
 			f.Add(uint16(i), v)
@@ -55,6 +56,13 @@ func FuzzFlags(f *testing.F) {
 			if flag == "setting" {
 				value = "max-num-seqs=" + value
 			}
+		}
+		if name, ok := strings.CutPrefix(flag, "calibrate:"); ok {
+			// H200 rows do not exist: the flags are checked, no fit runs.
+			const data = "../../validate/data/h100-mlenergy-v3/"
+			args = []string{"calibrate", "--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B",
+				"--gpu", "H200", "--quiet", "--out", filepath.Join(out, "calib")}
+			flag = name
 		}
 		args = append(args, "--"+flag+"="+value)
 		done := make(chan error, 1)

@@ -96,7 +96,10 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 						continue // does not fit
 					}
 					kind := "roofline"
-					if p := model.ProfileFor(d, false); p.IsKernel() {
+					switch p := model.ProfileFor(d, false); {
+					case strings.HasPrefix(p.Source, "transfer of "):
+						kind = "transfer of " + strings.Fields(p.Source)[2]
+					case p.IsKernel():
 						kind = "kernel prior: " + strings.SplitN(p.LinearCurve.Source, ",", 2)[0]
 						if p.LinearCurve.CrossArchitecture {
 							kind += " (cross-architecture)"
@@ -107,7 +110,7 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "\nEvery other deployment that fits in memory runs uncalibrated (kind \"transfer\" or \"roofline\", flagged in every output): its kernel prior — the measured layer curve of its architecture's library transferred by FLOP and byte ratios, with priors for the other terms — or, where none applies, a roofline estimate:\n")
+	fmt.Fprintf(stdout, "\nEvery other deployment that fits in memory runs uncalibrated (kind \"transfer\" or \"roofline\", flagged in every output): a transfer of the closest measured profile of its model (same GPU, else same architecture; its kernel prior scaled by the measured/prior ratios, assumptions in the profile's note), else its kernel prior — the measured layer curve of its architecture's library transferred by FLOP and byte ratios, with priors for the other terms — or, where none applies, a roofline estimate:\n")
 	tw = tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
 	for _, r := range roof {
 		fmt.Fprintf(tw, "  %s\n", r)

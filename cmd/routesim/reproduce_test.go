@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,10 +13,33 @@ import (
 var reproduce = flag.Bool("reproduce", false, "refit the shipped calibrated profiles from their specs and compare byte for byte (minutes; .ci/run sets it)")
 
 // shippedFits are the calibrated profiles routesim ships, each with the
-// spec that makes it and the report saved beside the spec.
-var shippedFits = []struct{ spec, profile, report string }{
-	{"validate/data/a100-qwen3-8b-n8/calib.json", "model/data/profiles/a100-sxm4-40gb-qwen3-8b-tp1-calibrated.json", "validate/data/a100-qwen3-8b-n8/calibration-report.txt"},
-	{"validate/data/h100-llama3.1-8b-inferencesim/calib.json", "model/data/profiles/h100-sxm5-80gb-llama-3.1-8b-tp1-calibrated.json", "validate/data/h100-llama3.1-8b-inferencesim/calibration-report.txt"},
+// calibrate arguments that make it (paths from the repository's root) and
+// the report saved beside its data.
+var shippedFits = []struct {
+	args            []string
+	profile, report string
+}{
+	{[]string{"--spec", "validate/data/a100-qwen3-8b-n8/calib.json"}, "model/data/profiles/a100-sxm4-40gb-qwen3-8b-tp1-calibrated.json", "validate/data/a100-qwen3-8b-n8/calibration-report.txt"},
+	{[]string{"--spec", "validate/data/h100-llama3.1-8b-inferencesim/calib.json"}, "model/data/profiles/h100-sxm5-80gb-llama-3.1-8b-tp1-calibrated.json", "validate/data/h100-llama3.1-8b-inferencesim/calibration-report.txt"},
+	mlenergyFit("Qwen3-8B", 1, "qwen3-8b"),
+	mlenergyFit("Qwen3-32B", 1, "qwen3-8b"),
+	mlenergyFit("Qwen3-32B", 2, "qwen3-8b"),
+	mlenergyFit("Llama-3.1-8B", 1, "llama-3.1-8b"),
+	mlenergyFit("Llama-3.1-70B", 4, "llama-3.1-8b"),
+}
+
+// mlenergyFit is the shipped ML.ENERGY fit of one H100 deployment.
+func mlenergyFit(llm string, tp int, osl string) struct {
+	args            []string
+	profile, report string
+} {
+	name := fmt.Sprintf("h100-sxm5-80gb-%s-tp%d-mlenergy", strings.ToLower(llm), tp)
+	const dir = "validate/data/h100-mlenergy-v3/"
+	return struct {
+		args            []string
+		profile, report string
+	}{[]string{"--mlenergy", dir + "runs.csv", "--osl", dir + "osl-" + osl + ".json", "--model", llm, "--tp", fmt.Sprint(tp)},
+		"model/data/profiles/" + name + ".json", dir + name + "-report.txt"}
 }
 
 // TestShippedProfilesReproduce: `routesim calibrate --spec SPEC --out DIR`
@@ -23,6 +47,8 @@ var shippedFits = []struct{ spec, profile, report string }{
 // it rewrites them.
 func TestShippedProfilesReproduce(t *testing.T) {
 	shipped, _ := filepath.Glob("../../model/data/profiles/*-calibrated.json")
+	ml, _ := filepath.Glob("../../model/data/profiles/*-mlenergy.json")
+	shipped = append(shipped, ml...)
 	if len(shipped) != len(shippedFits) {
 		t.Fatalf("%d calibrated profiles shipped, %d with a spec here", len(shipped), len(shippedFits))
 	}
@@ -32,7 +58,14 @@ func TestShippedProfilesReproduce(t *testing.T) {
 	for _, c := range shippedFits {
 		t.Run(filepath.Base(c.profile), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "fit")
-			if _, _, err := runCLI("calibrate", "--spec", filepath.Join("..", "..", c.spec), "--out", out, "--quiet"); err != nil {
+			args := []string{"calibrate"}
+			for i, a := range c.args {
+				if i > 0 && (c.args[i-1] == "--spec" || c.args[i-1] == "--mlenergy" || c.args[i-1] == "--osl") {
+					a = filepath.Join("..", "..", a)
+				}
+				args = append(args, a)
+			}
+			if _, _, err := runCLI(append(args, "--out", out, "--quiet")...); err != nil {
 				t.Fatal(err)
 			}
 			files := []struct{ got, want string }{{"profile.json", c.profile}, {"report.txt", c.report}}

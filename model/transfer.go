@@ -1,0 +1,136 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// TransferBaseKernelPrior marks a measured profile whose coefficients were
+// fitted starting from its deployment's kernel prior with CUDA graphs
+// (Profile.TransferBase): how far each moved from the prior is what
+// transfers to a neighbouring deployment.
+const TransferBaseKernelPrior = "kernel-prior"
+
+// transferred lists the coefficients whose measured/prior ratio carries
+// over to another deployment: those a fit to decode-dominated steady
+// states pins. The rest keep the target's prior.
+var transferred = []string{"step_base_ns", "linear_scale", "decode_ns_per_seq", "decode_ns_per_ctx_token"}
+
+// Transfer carries the measured profile src of deployment from to
+// deployment to through the kernel step model: to's kernel prior (its
+// layer curve, attention, KV reads, lm_head and TP all-reduces from the
+// catalogue's shapes and peaks) with each fitted coefficient scaled by how
+// far src's fit moved it from from's prior. What the model cannot carry
+// is assumed and listed in the note: the same per-FLOP energy on the same
+// silicon (halved for FP8, whose peak rate doubles at the same power), the
+// same busy draw above idle, the same frontend and host overhead.
+func Transfer(src *Profile, from, to Deployment, eager bool) (*Profile, error) {
+	if src.TransferBase != TransferBaseKernelPrior {
+		return nil, fmt.Errorf("model: %s has no transfer base", src.Name)
+	}
+	cat := DefaultCatalogue()
+	pf, _, err := KernelPrior(from, cat, false)
+	if err != nil {
+		return nil, err
+	}
+	pt, _, err := KernelPrior(to, cat, eager)
+	if err != nil {
+		return nil, err
+	}
+	out := *pt
+	var ratios []string
+	for _, name := range transferred {
+		c, _ := CoefficientByName(name)
+		r := *c.Field(src) / *c.Field(pf)
+		if !(r > 0) || math.IsInf(r, 0) {
+			return nil, fmt.Errorf("model: %s: %s has no usable ratio to its prior", src.Name, name)
+		}
+		*c.Field(&out) *= r
+		ratios = append(ratios, fmt.Sprintf("%s ×%.2f", name, r))
+	}
+	if !eager {
+		out.HostOverheadNs = src.HostOverheadNs
+	}
+	out.FrontendNs, out.FrontendNsPerInputToken = src.FrontendNs, src.FrontendNsPerInputToken
+	out.NoiseSigma = src.NoiseSigma
+	out.PowerIdleW, out.PowerCapW = to.GPU.IdleWatts, to.GPU.TDPWatts
+	out.PowerBusyW = to.GPU.IdleWatts + (src.PowerBusyW - src.PowerIdleW)
+	out.PowerPJPerFLOP = src.PowerPJPerFLOP
+	var assumed []string
+	if from.GPU.Name != to.GPU.Name {
+		assumed = append(assumed, fmt.Sprintf("%s's per-FLOP energy and busy draw above idle on %s (same kernel library: %s)", from.GPU.Name, to.GPU.Name, to.GPU.KernelLibrary))
+	}
+	if from.Quant != to.Quant && to.Quant == FP8 && to.GPU.FP8FLOPS > 0 {
+		out.PowerPJPerFLOP *= to.GPU.BF16FLOPS / to.GPU.FP8FLOPS
+		assumed = append(assumed, "FP8 weights: energy per FLOP scaled by the BF16/FP8 peak ratio; FP8 GEMM efficiency as the layer curve's byte and FLOP ratios say, not measured")
+	}
+	if from.TP != to.TP {
+		assumed = append(assumed, fmt.Sprintf("TP %d → %d: all-reduces per the kernel prior (%.0f µs each, link %.0f GB/s at %.0f %%)", from.TP, to.TP, PriorAllReduceLatencyNs/1e3, to.GPU.LinkBytesPerSec/1e9, 100*PriorAllReduceBusEfficiency))
+	}
+	assumed = append(assumed, "frontend delay, host overhead and service noise as measured on "+src.Name)
+	out.Kind = "transfer"
+	out.Name = fmt.Sprintf("%s.%s.tp%d.%s.transfer", strings.ToLower(to.GPU.Name), strings.ToLower(to.Model.Name), to.TP, to.Quant)
+	out.Source = fmt.Sprintf("transfer of %s (%s) to %s/%s/TP%d/%s through the kernel step model: its kernel prior with the measured/prior ratios %s",
+		src.Name, src.Kind, to.GPU.Name, to.Model.Name, to.TP, to.Quant, strings.Join(ratios, ", "))
+	out.Note = "Transferred, not measured. Assumed: " + strings.Join(assumed, "; ") + "."
+	out.FitError = "not fitted (transfer of " + src.Name + ": " + src.FitError + ")"
+	out.Posterior = nil
+	out.TransferBase = ""
+	if err := out.Validate(); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// transferSource picks the measured profile a deployment without one is
+// transferred from: the same model, on the same GPU first, then on a GPU
+// of the same kernel library (architecture); within that, the same
+// weights' precision, then the nearest TP degree.
+func transferSource(d Deployment, cat *Catalogue) (*Profile, Deployment, bool) {
+	type cand struct {
+		p    *Profile
+		dep  Deployment
+		rank [3]float64
+	}
+	var cands []cand
+	for _, p := range BuiltinProfiles() {
+		if p.TransferBase != TransferBaseKernelPrior || !strings.EqualFold(p.Model, d.Model.Name) {
+			continue
+		}
+		g, err := cat.GPU(p.GPU)
+		if err != nil {
+			continue
+		}
+		sameGPU := g.Name == d.GPU.Name
+		if !sameGPU && (g.KernelLibrary != d.GPU.KernelLibrary || !g.KernelSameArchitecture || !d.GPU.KernelSameArchitecture) {
+			continue
+		}
+		rank := [3]float64{1, 1, math.Abs(math.Log(float64(p.TP) / float64(max(d.TP, 1))))}
+		if sameGPU {
+			rank[0] = 0
+		}
+		if p.Quant == d.Quant {
+			rank[1] = 0
+		}
+		dep := Deployment{GPU: g, Model: d.Model, TP: p.TP, Quant: p.Quant, KVDtypeBytes: 2, GPUMemoryUtilization: d.GPUMemoryUtilization}
+		if p.Quant == FP8 {
+			dep.KVDtypeBytes = 1
+		}
+		cands = append(cands, cand{p, dep, rank})
+	}
+	if len(cands) == 0 {
+		return nil, Deployment{}, false
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i].rank, cands[j].rank
+		for k := range a {
+			if a[k] != b[k] {
+				return a[k] < b[k]
+			}
+		}
+		return cands[i].p.Name < cands[j].p.Name
+	})
+	return cands[0].p, cands[0].dep, true
+}
