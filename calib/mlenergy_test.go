@@ -114,7 +114,7 @@ func FuzzReadOSLHistogram(f *testing.F) {
 // mlenergyTestdata reads the embedded ML.ENERGY rows of one deployment.
 func mlenergyTestdata(t *testing.T, llm string, tp int, osl string) ([]MLEnergyRow, model.Deployment, *OSLHistogram) {
 	t.Helper()
-	f, err := os.Open("../validate/data/h100-mlenergy-v3/runs.csv")
+	f, err := os.Open("../testdata/mlenergy-h100-v3/runs.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func mlenergyTestdata(t *testing.T, llm string, tp int, osl string) ([]MLEnergyR
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := os.Open("../validate/data/h100-mlenergy-v3/osl-" + osl + ".json")
+	h, err := os.Open("../testdata/mlenergy-h100-v3/osl-" + osl + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func mlenergyTestdata(t *testing.T, llm string, tp int, osl string) ([]MLEnergyR
 }
 
 func TestMLEnergySelect(t *testing.T) {
-	f, err := os.Open("../validate/data/h100-mlenergy-v3/runs.csv")
+	f, err := os.Open("../testdata/mlenergy-h100-v3/runs.csv")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func (p *Profile) PowerW(util float64) float64 {
 // Memory-bound decode (weight and KV reads) draws far less than the
 // tensor cores do: ML.ENERGY's H100 sweeps rise from 430–490 W at batch 8
 // to the 700 W limit as the batch, and with it the FLOP rate, grows
-// (validate/data/h100-mlenergy-v3). Without PowerPJPerFLOP and PowerCapW
+// (testdata/mlenergy-h100-v3). Without PowerPJPerFLOP and PowerCapW
 // it is PowerW(util).
 func (p *Profile) PowerAt(util, flopsPerS float64) float64 {
 	if !p.FLOPPower() {

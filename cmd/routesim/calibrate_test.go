@@ -28,7 +28,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		want string
 		code int
 	}{
-		{"no spec", []string{}, "--spec is required", 2},
+		{"no spec", []string{}, "--spec (or --mlenergy) is required", 2},
 		{"missing spec", []string{"--spec", filepath.Join(dir, "nope.json")}, "nope.json", 1},
 		{"empty runs", []string{"--spec", write("empty.json", `{"name":"x","runs":[]}`)}, "no measured runs", 1},
 		{"spec not JSON", []string{"--spec", write("bad.json", `{"runs": [`)}, "bad.json", 1},
@@ -145,7 +145,7 @@ func TestNewFlagsRefuseBadValues(t *testing.T) {
 // checked before any fit, with the flag or the file, line and field named,
 // and nothing is written.
 func TestCalibrateMLEnergyBadInput(t *testing.T) {
-	const data = "../../validate/data/h100-mlenergy-v3/"
+	const data = "../../testdata/mlenergy-h100-v3/"
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("task,model_id\nlm-arena-chat,x\n"), 0o644)

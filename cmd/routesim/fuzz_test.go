@@ -59,7 +59,7 @@ func FuzzFlags(f *testing.F) {
 		}
 		if name, ok := strings.CutPrefix(flag, "calibrate:"); ok {
 			// H200 rows do not exist: the flags are checked, no fit runs.
-			const data = "../../validate/data/h100-mlenergy-v3/"
+			const data = "../../testdata/mlenergy-h100-v3/"
 			args = []string{"calibrate", "--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B",
 				"--gpu", "H200", "--quiet", "--out", filepath.Join(out, "calib")}
 			flag = name

@@ -34,7 +34,7 @@ func mlenergyFit(llm string, tp int, osl string) struct {
 	profile, report string
 } {
 	name := fmt.Sprintf("h100-sxm5-80gb-%s-tp%d-mlenergy", strings.ToLower(llm), tp)
-	const dir = "validate/data/h100-mlenergy-v3/"
+	const dir = "testdata/mlenergy-h100-v3/"
 	return struct {
 		args            []string
 		profile, report string
