@@ -102,28 +102,10 @@ func MLEnergyBase(d model.Deployment) (*model.Profile, []model.Prior, string, er
 	p.HostOverheadNs = 0
 	p.PowerCapW = d.GPU.TDPWatts
 	from := ""
-	if q := closestMeasured(d); q != nil {
+	if q := model.ClosestMeasured(d); q != nil {
 		p.FrontendNs, p.FrontendNsPerInputToken, from = q.FrontendNs, q.FrontendNsPerInputToken, q.Name
 	}
 	return p, priors, from, nil
-}
-
-// closestMeasured is the calibrated built-in profile whose frontend a
-// deployment without frontend data borrows: same GPU first, then any.
-func closestMeasured(d model.Deployment) *model.Profile {
-	var any *model.Profile
-	for _, p := range model.BuiltinProfiles() {
-		if p.Kind != "measured" || p.Posterior == nil || !strings.Contains(p.Source, "routesim calibrate \"") {
-			continue
-		}
-		if strings.EqualFold(p.GPU, d.GPU.Name) {
-			return p
-		}
-		if any == nil {
-			any = p
-		}
-	}
-	return any
 }
 
 // MLEnergyOptions tune CalibrateMLEnergy.

@@ -27,9 +27,14 @@ func rooflineMFU(g GPU) float64 {
 //	c2 = 2 · layers · heads · head_dim / TP / (peak · MFU)  (causal attention FLOPs per token·context)
 //	c4 = KV bytes per token per GPU / (bandwidth · 0.8) (decode reads the context's KV)
 //
-// It ignores communication, launch overhead and the frontend; every output
-// built on it says "roofline".
+// It ignores communication and launch overhead; the frontend delay is the
+// closest calibrated profile's (ClosestMeasured), else the kernel prior's
+// 5 ms. Every output built on it says "roofline".
 func Roofline(d Deployment) *Profile {
+	fe, feTok, feFrom := 5e6, 1000.0, "the kernel prior's frontend"
+	if q := ClosestMeasured(d); q != nil {
+		fe, feTok, feFrom = q.FrontendNs, q.FrontendNsPerInputToken, "the frontend of "+q.Name
+	}
 	tp := float64(max(d.TP, 1))
 	peak := d.GPU.BF16FLOPS
 	if d.Quant == FP8 && d.GPU.FP8FLOPS > 0 {
@@ -45,8 +50,10 @@ func Roofline(d Deployment) *Profile {
 	return &Profile{
 		Name: fmt.Sprintf("%s.%s.tp%d.%s.roofline", d.GPU.Name, m.Name, d.TP, d.Quant),
 		GPU:  d.GPU.Name, Model: m.Name, TP: d.TP, Quant: d.Quant, Kind: "roofline",
-		Source: fmt.Sprintf("roofline from the catalogue: %.0f TFLOP/s × MFU %.2f (BLIS hardware_config), %.2f TB/s × %.1f",
-			peak/1e12, rooflineMFU(d.GPU), d.GPU.HBMBytesPerSec/1e12, RooflineHBMEfficiency),
+		Source: fmt.Sprintf("roofline from the catalogue: %.0f TFLOP/s × MFU %.2f (BLIS hardware_config), %.2f TB/s × %.1f; %s",
+			peak/1e12, rooflineMFU(d.GPU), d.GPU.HBMBytesPerSec/1e12, RooflineHBMEfficiency, feFrom),
+		FrontendNs:               fe,
+		FrontendNsPerInputToken:  feTok,
 		StepBaseNs:               float64(m.WeightBytes(d.Quant)) / tp / bw * 1e9,
 		PrefillNsPerToken:        m.FLOPsPerToken() / tp / flops * 1e9,
 		PrefillAttnNsPerTokenCtx: 2 * float64(m.Layers*m.Heads*m.HeadDim) / tp / flops * 1e9,

@@ -134,3 +134,23 @@ func transferSource(d Deployment, cat *Catalogue) (*Profile, Deployment, bool) {
 	})
 	return cands[0].p, cands[0].dep, true
 }
+
+// ClosestMeasured is the calibrated built-in profile whose frontend delay a
+// profile without frontend data borrows (the frontend is the serving
+// stack's, not the GPU's): one fitted to per-request latencies on the same
+// GPU first, then any.
+func ClosestMeasured(d Deployment) *Profile {
+	var any *Profile
+	for _, p := range BuiltinProfiles() {
+		if p.Kind != "measured" || p.Posterior == nil || !strings.Contains(p.Source, "routesim calibrate \"") {
+			continue
+		}
+		if strings.EqualFold(p.GPU, d.GPU.Name) {
+			return p
+		}
+		if any == nil {
+			any = p
+		}
+	}
+	return any
+}
