@@ -26,8 +26,14 @@ func TestShippedScenariosLoadAndBuild(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
-		if b.Profile.Kind != "transfer" || !b.Profile.IsKernel() || !strings.Contains(s.Description, "kernel prior") {
-			t.Errorf("%s: profile %s is %s (kernel=%v); the description must say which (kernel prior)", f, b.Profile.Name, b.Profile.Kind, b.Profile.IsKernel())
+		// The description says what the profile is: the measured profile
+		// a transfer comes from, else the kernel prior.
+		want := "kernel prior"
+		if src, ok := strings.CutPrefix(b.Profile.Source, "transfer of "); ok {
+			want = "transfer of " + strings.Fields(src)[0]
+		}
+		if b.Profile.Kind != "transfer" || !b.Profile.IsKernel() || !strings.Contains(s.Description, want) {
+			t.Errorf("%s: profile %s is %s (kernel=%v); the description must say which (%q)", f, b.Profile.Name, b.Profile.Kind, b.Profile.IsKernel(), want)
 		}
 	}
 }
