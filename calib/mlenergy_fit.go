@@ -122,7 +122,7 @@ func FitMLEnergy(bench *MLEnergyBench, rows []MLEnergyRow, base *model.Profile, 
 		u[i] = math.Log(*c.Field(base))
 	}
 	u[len(u)-1] = math.Log(bench.ISLMean)
-	u, jtj := f.minimize(u, iters)
+	u, _, jtj := lmMinimize(u, f.residuals, iters, 6, nil)
 	if f.err != nil {
 		return nil, fmt.Errorf("calib: a simulation failed during the fit: %w", f.err)
 	}
@@ -149,59 +149,6 @@ func findPrior(priors []model.Prior, name string) (model.Prior, bool) {
 		}
 	}
 	return model.Prior{}, false
-}
-
-// minimize runs Levenberg–Marquardt on the residuals from u; it returns
-// the best point and JᵀJ there (for the Laplace approximation).
-func (f *mlenergyFitter) minimize(u []float64, iters int) ([]float64, *mat.SymDense) {
-	k := len(u)
-	r := f.residuals(u)
-	if r == nil {
-		return u, nil
-	}
-	best, lambda := sumSquares(r), 1e-2
-	const h = 0.02
-	var jtj *mat.SymDense
-	for it := 0; it < iters; it++ {
-		cols := jacobian(r, k, h, func(int) bool { return true }, func(j int, dx float64) []float64 {
-			moved := append([]float64(nil), u...)
-			moved[j] += dx
-			return f.residuals(moved)
-		})
-		var jtr *mat.VecDense
-		jtj, jtr = gram(cols, r)
-		improved := false
-		for try := 0; try < 6 && !improved; try++ {
-			m := mat.NewSymDense(k, nil)
-			for a := range k {
-				for b := a; b < k; b++ {
-					m.SetSym(a, b, jtj.At(a, b))
-				}
-				m.SetSym(a, a, jtj.At(a, a)*(1+lambda)+1e-9)
-			}
-			var chol mat.Cholesky
-			var step mat.VecDense
-			if !chol.Factorize(m) || chol.SolveVecTo(&step, jtr) != nil {
-				lambda *= 10
-				continue
-			}
-			next := make([]float64, k)
-			for a := range k {
-				next[a] = u[a] + math.Max(-0.5, math.Min(0.5, -step.AtVec(a)))
-			}
-			rn := f.residuals(next)
-			if l := sumSquares(rn); rn != nil && l < best-1e-9 {
-				u, r, best, improved = next, rn, l, true
-				lambda = math.Max(lambda/3, 1e-6)
-			} else {
-				lambda *= 10
-			}
-		}
-		if !improved || best < 1e-6 {
-			break
-		}
-	}
-	return u, jtj
 }
 
 // laplaceSD is the posterior log-sd of each coordinate: √diag((JᵀJ)⁻¹)

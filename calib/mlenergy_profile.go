@@ -85,7 +85,7 @@ func (s MLEnergySelect) Select(rows []MLEnergyRow, cat *model.Catalogue) ([]MLEn
 // vLLM 0.11.1, max-num-batched-tokens 8192, max-model-len 20480, prefix
 // caching on (vLLM's default), 0.9 of memory.
 func MLEnergyEngine() sim.EngineFlags {
-	return sim.EngineFlags{MaxModelLen: 20480, MaxNumBatchedTokens: 8192, VLLMVersion: "0.11.1"}
+	return sim.EngineFlags{BlockSize: 16, MaxModelLen: 20480, MaxNumBatchedTokens: 8192, VLLMVersion: "0.11.1"}
 }
 
 // MLEnergyBase is the profile an ML.ENERGY fit starts from: the

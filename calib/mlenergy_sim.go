@@ -143,8 +143,9 @@ func (b *MLEnergyBench) Simulate(row MLEnergyRow, p *model.Profile) (SteadyState
 
 // steadyState measures a run over ML.ENERGY's window: it opens when
 // max_num_seqs requests have their first token and closes when all but
-// max_num_seqs+1 have finished (mlenergy/benchmark/llm/benchmark.py). The
-// ITL median is over every streamed token of the run, as published.
+// max_num_seqs+1 have finished (mlenergy/benchmark/llm/benchmark.py; the
+// whole run where that window would be empty). The ITL median is over
+// every streamed token of the run, as published.
 func steadyState(res *sim.Result, l *benchSteps, mns int, p *model.Profile) (SteadyState, error) {
 	var first, end []sim.Time
 	for _, r := range res.Records {
@@ -157,18 +158,18 @@ func steadyState(res *sim.Result, l *benchSteps, mns int, p *model.Profile) (Ste
 	slices.Sort(first)
 	slices.Sort(end)
 	n := len(res.Records)
-	open, close := first[0], end[n-1]
+	open, shut := first[0], end[n-1]
 	if k := n - mns - 1; mns <= n && k >= 1 && end[k-1] > first[mns-1] {
-		open, close = first[mns-1], end[k-1]
+		open, shut = first[mns-1], end[k-1]
 	}
 	var st SteadyState
-	span := float64(close - open)
+	span := float64(shut - open)
 	st.WindowS = span / 1e9
 	// Tokens: every decode token of a step ending in the window, and the
 	// first tokens that landed in it.
 	tokens := 0.0
 	for _, t := range first {
-		if t > open && t <= close {
+		if t > open && t <= shut {
 			tokens++
 		}
 	}
@@ -184,10 +185,10 @@ func steadyState(res *sim.Result, l *benchSteps, mns int, p *model.Profile) (Ste
 			gaps = append(gaps, gap{float64(d), float64(l.decode[i])})
 		}
 		e := s + d
-		if e > open && e <= close {
+		if e > open && e <= shut {
 			tokens += float64(l.decode[i])
 		}
-		lo, hi := max(s, open), min(e, close)
+		lo, hi := max(s, open), min(e, shut)
 		if hi <= lo {
 			continue
 		}

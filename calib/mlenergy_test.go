@@ -111,8 +111,8 @@ func FuzzReadOSLHistogram(f *testing.F) {
 	})
 }
 
-// mlenergyTestdata reads the embedded ML.ENERGY rows of one deployment.
-func mlenergyTestdata(t *testing.T, llm string, tp int, osl string) ([]MLEnergyRow, model.Deployment, *OSLHistogram) {
+// readMLEnergyRuns reads the shipped ML.ENERGY rows.
+func readMLEnergyRuns(t *testing.T) []MLEnergyRow {
 	t.Helper()
 	f, err := os.Open("../testdata/mlenergy-h100-v3/runs.csv")
 	if err != nil {
@@ -123,7 +123,13 @@ func mlenergyTestdata(t *testing.T, llm string, tp int, osl string) ([]MLEnergyR
 	if err != nil {
 		t.Fatal(err)
 	}
-	mine, dep, err := MLEnergySelect{Model: llm, GPU: "H100", TP: tp}.Select(rows, model.DefaultCatalogue())
+	return rows
+}
+
+// mlenergyTestdata reads the embedded ML.ENERGY rows of one deployment.
+func mlenergyTestdata(t *testing.T, llm string, tp int, osl string) ([]MLEnergyRow, model.Deployment, *OSLHistogram) {
+	t.Helper()
+	mine, dep, err := MLEnergySelect{Model: llm, GPU: "H100", TP: tp}.Select(readMLEnergyRuns(t), model.DefaultCatalogue())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,15 +146,7 @@ func mlenergyTestdata(t *testing.T, llm string, tp int, osl string) ([]MLEnergyR
 }
 
 func TestMLEnergySelect(t *testing.T) {
-	f, err := os.Open("../testdata/mlenergy-h100-v3/runs.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := ReadMLEnergy(f, "runs.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readMLEnergyRuns(t)
 	cat := model.DefaultCatalogue()
 	if _, _, err := (MLEnergySelect{Model: "Qwen3-32B", GPU: "H100"}).Select(rows, cat); err == nil || !strings.Contains(err.Error(), "several TP degrees (1, 2)") {
 		t.Errorf("Qwen3-32B without --tp: %v", err)

@@ -62,9 +62,13 @@ func Transfer(src *Profile, from, to Deployment, eager bool) (*Profile, error) {
 	if from.GPU.Name != to.GPU.Name {
 		assumed = append(assumed, fmt.Sprintf("%s's per-FLOP energy and busy draw above idle on %s (same kernel library: %s)", from.GPU.Name, to.GPU.Name, to.GPU.KernelLibrary))
 	}
-	if from.Quant != to.Quant && to.Quant == FP8 && to.GPU.FP8FLOPS > 0 {
+	switch {
+	case from.Quant != to.Quant && to.Quant == FP8 && to.GPU.FP8FLOPS > 0:
 		out.PowerPJPerFLOP *= to.GPU.BF16FLOPS / to.GPU.FP8FLOPS
 		assumed = append(assumed, "FP8 weights: energy per FLOP scaled by the BF16/FP8 peak ratio; FP8 GEMM efficiency as the layer curve's byte and FLOP ratios say, not measured")
+	case from.Quant != to.Quant && from.Quant == FP8 && from.GPU.FP8FLOPS > 0:
+		out.PowerPJPerFLOP *= from.GPU.FP8FLOPS / from.GPU.BF16FLOPS
+		assumed = append(assumed, "BF16 weights from an FP8 measurement: energy per FLOP scaled by the FP8/BF16 peak ratio")
 	}
 	if from.TP != to.TP {
 		assumed = append(assumed, fmt.Sprintf("TP %d → %d: all-reduces per the kernel prior (%.0f µs each, link %.0f GB/s at %.0f %%)", from.TP, to.TP, PriorAllReduceLatencyNs/1e3, to.GPU.LinkBytesPerSec/1e9, 100*PriorAllReduceBusEfficiency))

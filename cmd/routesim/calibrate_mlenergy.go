@@ -33,7 +33,7 @@ func addMLEnergyFlags(fs *pflag.FlagSet) *mlenergyFlags {
 	fs.IntVar(&f.tp, "tp", 0, "with --mlenergy: the TP degree whose rows to fit (0 = the only one present)")
 	fs.StringVar(&f.task, "task", "lm-arena-chat", "with --mlenergy: the benchmark task whose rows to fit")
 	fs.Float64Var(&f.islCV, "isl-cv", 1, "with --mlenergy: coefficient of variation of the (unpublished) prompt lengths")
-	fs.IntVar(&f.iters, "iters", 20, "with --mlenergy: Levenberg–Marquardt iterations of the fit (each simulates every row about 12 times)")
+	fs.IntVar(&f.iters, "iters", 20, "with --mlenergy: Levenberg–Marquardt iterations of the fit (each simulates every row about 12 times; a leave-one-out refit runs at most 6 from the full fit)")
 	fs.BoolVar(&f.loo, "loo", false, "with --mlenergy: also refit without each row and predict it (leave-one-out over max_num_seqs)")
 	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "with --mlenergy --loo: leave-one-out folds run in parallel")
 	return f
@@ -143,7 +143,7 @@ func calibrateMLEnergy(f *mlenergyFlags, out string, quiet bool, stdout, stderr 
 		if !quiet {
 			fmt.Fprintf(stderr, "leave-one-out: %d refits on %d jobs...\n", len(mine), f.jobs)
 		}
-		folds, err := runFolds(res, len(mine), f.jobs)
+		folds, err := runFolds(res, len(mine), f.jobs, min(f.iters, 6))
 		if err != nil {
 			return err
 		}
@@ -198,7 +198,7 @@ func calibrateMLEnergy(f *mlenergyFlags, out string, quiet bool, stdout, stderr 
 
 // runFolds runs the leave-one-out folds on jobs goroutines; each fold is
 // deterministic, and results land in row order.
-func runFolds(res *calib.MLEnergyResult, n, jobs int) ([]calib.MLEnergyLOO, error) {
+func runFolds(res *calib.MLEnergyResult, n, jobs, iters int) ([]calib.MLEnergyLOO, error) {
 	out := make([]calib.MLEnergyLOO, n)
 	errs := make([]error, n)
 	next := make(chan int)
@@ -208,7 +208,7 @@ func runFolds(res *calib.MLEnergyResult, n, jobs int) ([]calib.MLEnergyLOO, erro
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = res.LeaveOneOutFold(i, 6)
+				out[i], errs[i] = res.LeaveOneOutFold(i, iters)
 			}
 		}()
 	}

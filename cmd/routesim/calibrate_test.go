@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -38,19 +39,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"unknown coefficient", []string{"--spec", run(wrongSchema), "--fit", "warp_factor"}, "wrong.json", 1},
 		{"bad evals", []string{"--spec", "x", "--max-evals", "0"}, "--max-evals 0", 2},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
-			_, _, err := runCLI(append([]string{"calibrate", "--out", out}, tc.args...)...)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want %q", err, tc.want)
-			}
-			if exitCode(err) != tc.code {
-				t.Errorf("exit %d, want %d", exitCode(err), tc.code)
-			}
-			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Errorf("--out %s exists after a failed calibration", out)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { calibrateFails(t, dir, tc.name, tc.args, tc.want, tc.code) })
 	}
 }
 
@@ -168,18 +157,71 @@ func TestCalibrateMLEnergyBadInput(t *testing.T) {
 		{"malformed file", []string{"--mlenergy", bad, "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B"}, "bad.csv:1: gpu_model: missing column", 1},
 		{"missing osl file", []string{"--mlenergy", data + "runs.csv", "--osl", filepath.Join(dir, "nope.json"), "--model", "Qwen3-8B"}, "nope.json", 1},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
-			_, _, err := runCLI(append([]string{"calibrate", "--out", out}, tc.args...)...)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want %q", err, tc.want)
+		t.Run(tc.name, func(t *testing.T) { calibrateFails(t, dir, tc.name, tc.args, tc.want, tc.code) })
+	}
+}
+
+// calibrateFails runs calibrate with args and checks that it fails with
+// want in its message and exit code, writing nothing.
+func calibrateFails(t *testing.T, dir, name string, args []string, want string, code int) {
+	t.Helper()
+	out := filepath.Join(dir, "out-"+strings.ReplaceAll(name, " ", "-"))
+	_, _, err := runCLI(append([]string{"calibrate", "--out", out}, args...)...)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+	if exitCode(err) != code {
+		t.Errorf("exit %d, want %d", exitCode(err), code)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--out %s exists after a failed calibration", out)
+	}
+}
+
+// TestCalibrateMLEnergyIsDeterministic: an ML.ENERGY fit with its
+// leave-one-out folds writes byte-identical files whether the folds run
+// on one goroutine or two (three rows cut to 128 requests each, one
+// iteration: the mechanics, not the fit).
+func TestCalibrateMLEnergyIsDeterministic(t *testing.T) {
+	const data = "../../testdata/mlenergy-h100-v3/"
+	b, err := os.ReadFile(data + "runs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var small []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "task,") || strings.Contains(l, "Qwen/Qwen3-32B,H100,1,1,") {
+			f := strings.Split(l, ",")
+			if !strings.HasPrefix(l, "task,") {
+				f[len(f)-1] = "128"
 			}
-			if exitCode(err) != tc.code {
-				t.Errorf("exit %d, want %d", exitCode(err), tc.code)
-			}
-			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Errorf("--out %s exists after a failed calibration", out)
-			}
-		})
+			small = append(small, strings.Join(f, ","))
+		}
+	}
+	if len(small) != 4 {
+		t.Fatalf("%d lines, want a header and Qwen3-32B's three TP 1 rows", len(small))
+	}
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "runs.csv")
+	os.WriteFile(csv, []byte(strings.Join(small, "\n")+"\n"), 0o644)
+	var outs []string
+	for _, jobs := range []string{"1", "2"} {
+		out := filepath.Join(dir, "jobs"+jobs)
+		if _, _, err := runCLI("calibrate", "--mlenergy", csv, "--osl", data+"osl-qwen3-8b.json", "--model", "Qwen3-32B",
+			"--iters", "1", "--loo", "--jobs", jobs, "--quiet", "--out", out); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, out)
+	}
+	for _, f := range []string{"profile.json", "report.json", "report.txt"} {
+		a, _ := os.ReadFile(filepath.Join(outs[0], f))
+		b, _ := os.ReadFile(filepath.Join(outs[1], f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between --jobs 1 and 2 (or is empty)", f)
+		}
+	}
+	if rep, _ := os.ReadFile(filepath.Join(outs[0], "report.txt")); !strings.Contains(string(rep), "leave-one-out") {
+		t.Errorf("report.txt has no leave-one-out table:\n%s", rep)
 	}
 }

@@ -57,6 +57,7 @@ func TestShippedProfilesReproduce(t *testing.T) {
 	}
 	for _, c := range shippedFits {
 		t.Run(filepath.Base(c.profile), func(t *testing.T) {
+			t.Parallel() // each fit is one goroutine: use every core
 			out := filepath.Join(t.TempDir(), "fit")
 			args := []string{"calibrate"}
 			for i, a := range c.args {
