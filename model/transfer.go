@@ -60,7 +60,8 @@ func Transfer(src *Profile, from, to Deployment, eager bool) (*Profile, error) {
 	out.PowerPJPerFLOP = src.PowerPJPerFLOP
 	var assumed []string
 	if from.GPU.Name != to.GPU.Name {
-		assumed = append(assumed, fmt.Sprintf("%s's per-FLOP energy and busy draw above idle on %s (same kernel library: %s)", from.GPU.Name, to.GPU.Name, to.GPU.KernelLibrary))
+		assumed = append(assumed, fmt.Sprintf("%s's weight, KV and lm_head reads at its own %.2f TB/s and its peak FLOP/s, its KV capacity from its memory (the kernel prior), with %s's measured/prior ratios; %s's per-FLOP energy and busy draw above idle (same kernel library: %s)",
+			to.GPU.Name, to.GPU.HBMBytesPerSec/1e12, from.GPU.Name, from.GPU.Name, to.GPU.KernelLibrary))
 	}
 	switch {
 	case from.Quant != to.Quant && to.Quant == FP8 && to.GPU.FP8FLOPS > 0:

@@ -99,6 +99,9 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 					switch p := model.ProfileFor(d, false); {
 					case strings.HasPrefix(p.Source, "transfer of "):
 						kind = "transfer of " + strings.Fields(p.Source)[2]
+						if *verbose {
+							kind += "\n      " + p.Note
+						}
 					case p.IsKernel():
 						kind = "kernel prior: " + strings.SplitN(p.LinearCurve.Source, ",", 2)[0]
 						if p.LinearCurve.CrossArchitecture {
