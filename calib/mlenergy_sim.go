@@ -68,6 +68,7 @@ type benchSteps struct {
 	prof          *model.Profile
 }
 
+// Step records one step (sim.StepObserver).
 func (l *benchSteps) Step(_ int, start, dur sim.Time, b model.Batch, seqs, _ int) {
 	p := l.prof
 	l.start = append(l.start, start)
