@@ -101,6 +101,7 @@ func MLEnergyBase(d model.Deployment) (*model.Profile, []model.Prior, string, er
 	}
 	p.HostOverheadNs = 0
 	p.PowerCapW = d.GPU.TDPWatts
+	d.SetFLOPs(p)
 	from := ""
 	if q := model.ClosestMeasured(d); q != nil {
 		p.FrontendNs, p.FrontendNsPerInputToken, from = q.FrontendNs, q.FrontendNsPerInputToken, q.Name

@@ -190,8 +190,14 @@ func (d Deployment) lmHeadBytes() float64 {
 	return 2 * float64(d.Model.Vocab) * float64(d.Model.Hidden)
 }
 
-// flopsPerToken is the linear layers' work per token on one GPU: 2 FLOPs
-// per weight, split over TP.
-func (d Deployment) flopsPerToken() float64 {
-	return 2 * float64(d.Model.Layers) * float64(d.Model.linearParamsPerLayer()) / float64(max(d.TP, 1))
+// SetFLOPs fills p's work counts for deployment d, per GPU (what a
+// FLOP-rate power line needs): 2 FLOPs per linear weight per token, the
+// lm_head row per sampled sequence, 4·layers·heads·head_dim per attended
+// pair, all split over TP.
+func (d Deployment) SetFLOPs(p *Profile) {
+	tp := float64(max(d.TP, 1))
+	m := d.Model
+	p.FLOPsPerToken = 2 * float64(m.Layers) * float64(m.linearParamsPerLayer()) / tp
+	p.FLOPsPerSeq = 2 * float64(m.Vocab) * float64(m.Hidden) / tp
+	p.AttnFLOPsPerPair = 4 * float64(m.Layers*m.Heads*m.HeadDim) / tp
 }

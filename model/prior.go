@@ -135,9 +135,6 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 		FrontendNsPerInputToken: 1000,
 		HostOverheadNs:          idle,
 		PowerIdleW:              d.GPU.IdleWatts,
-		FLOPsPerToken:           d.flopsPerToken(),
-		FLOPsPerSeq:             2 * float64(m.Vocab) * float64(m.Hidden) / tp,
-		AttnFLOPsPerPair:        4 * float64(m.Layers*m.Heads*m.HeadDim) / tp,
 		PowerBusyW:              d.GPU.TDPWatts,
 		FitError:                "not fitted (prior)",
 	}

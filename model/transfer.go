@@ -58,6 +58,7 @@ func Transfer(src *Profile, from, to Deployment, eager bool) (*Profile, error) {
 	out.PowerIdleW, out.PowerCapW = to.GPU.IdleWatts, to.GPU.TDPWatts
 	out.PowerBusyW = to.GPU.IdleWatts + (src.PowerBusyW - src.PowerIdleW)
 	out.PowerPJPerFLOP = src.PowerPJPerFLOP
+	to.SetFLOPs(&out)
 	var assumed []string
 	if from.GPU.Name != to.GPU.Name {
 		assumed = append(assumed, fmt.Sprintf("%s's weight, KV and lm_head reads at its own %.2f TB/s and its peak FLOP/s, its KV capacity from its memory (the kernel prior), with %s's measured/prior ratios; %s's per-FLOP energy and busy draw above idle (same kernel library: %s)",
