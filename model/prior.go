@@ -149,8 +149,9 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 	// kernel library's spread, the rest (lm_head, scheduler, launch gaps)
 	// to ±50 %.
 	baseSD := math.Sqrt(math.Pow(read*scaleSD, 2)+math.Pow((lmHead+attnFloor+idle+arStep)*0.5, 2)) / base
-	arWhy := ""
+	arWhy, arTokWhy := "", ""
 	if arStep > 0 {
+		arTokWhy = fmt.Sprintf(", and %.2f µs of TP all-reduce bytes", arToken/1e3)
 		arWhy = fmt.Sprintf(" + %.2f ms of TP-%d all-reduces (2 per layer at %.0f µs, vLLM's custom all-reduce on H100 in SGLang PR #2904)", arStep/1e6, d.TP, PriorAllReduceLatencyNs/1e3)
 		seqWhy += fmt.Sprintf("; + %.2f µs of all-reduce bytes per token over the %.0f GB/s link at %.0f %%", arToken/1e3, d.GPU.LinkBytesPerSec/1e9, 100*PriorAllReduceBusEfficiency)
 	}
@@ -159,7 +160,7 @@ func KernelPrior(d Deployment, cat *Catalogue, eager bool) (*Profile, []Prior, e
 		{"step_base_ns", base, baseSD, fmt.Sprintf("measured one-token weight read %.2f ms (±%.0f %%) + %s + %.1f ms scheduler and launch gaps (%s, ±50 %%)%s",
 			read/1e6, 100*scaleSD, lmWhy, idle/1e6, mode, arWhy)},
 		{"host_overhead_ns", idle, 0.7, "the GPU-idle part of the step base: scheduler and launch gaps"},
-		{"prefill_ns_per_token", 500 + arToken, 1.0, "per-token work outside the layer curve: KV-cache writes, embedding lookup, q/k norms, and TP all-reduce bytes"},
+		{"prefill_ns_per_token", 500 + arToken, 1.0, "per-token work outside the layer curve: KV-cache writes, embedding lookup, q/k norms" + arTokWhy},
 		{"prefill_attn_ns_per_pair", attn, attnSD, attnWhy},
 		{"decode_ns_per_seq", perSeq + arToken, seqSD, seqWhy},
 		{"decode_ns_per_ctx_token", kv, kvSD, kvWhy},
