@@ -131,6 +131,7 @@ func FitMLEnergy(bench *MLEnergyBench, rows []MLEnergyRow, base *model.Profile, 
 		return nil, err
 	}
 	fit := &MLEnergyFit{Profile: p, ISLMean: math.Exp(u[len(u)-1]), SD: laplaceSD(jtj)}
+	p.Posterior = mlenergyPosterior(p, priors, jtj, f.sigma)
 	for i, r := range rows {
 		fit.Rows = append(fit.Rows, MLEnergyRowFit{Row: r, Sim: sts[i]})
 	}
@@ -149,6 +150,67 @@ func findPrior(priors []model.Prior, name string) (model.Prior, bool) {
 		}
 	}
 	return model.Prior{}, false
+}
+
+// mlenergyPosterior is the fit's Laplace posterior over p's coefficients
+// that have a prior: the fitted ones' joint covariance is their block of
+// (JᵀJ)⁻¹ (the prompt length marginalised out), the others keep their
+// prior spread around p's values. nil where JᵀJ cannot be inverted.
+func mlenergyPosterior(p *model.Profile, priors []model.Prior, jtj *mat.SymDense, modelErr float64) *model.Posterior {
+	if jtj == nil {
+		return nil
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(jtj) {
+		return nil
+	}
+	var inv mat.SymDense
+	if chol.InverseTo(&inv) != nil {
+		return nil
+	}
+	fitted := map[string]int{}
+	for i, name := range MLEnergyParams {
+		fitted[name] = i
+	}
+	q := &model.Posterior{
+		Method:        "Laplace approximation at the MAP estimate of an ML.ENERGY fit: Gauss–Newton curvature of the steady-state residuals plus log-normal priors, the prompt length marginalised; unfitted coefficients at their prior spread",
+		ModelErrorLog: modelErr,
+	}
+	var idx []int // index into MLEnergyParams, or -1
+	for _, name := range model.CoefficientNames() {
+		pr, ok := findPrior(priors, name)
+		c, _ := model.CoefficientByName(name)
+		if !ok || *c.Field(p) <= 0 {
+			continue
+		}
+		i, isFit := fitted[name]
+		if !isFit {
+			i = -1
+		}
+		sd := pr.LogSD
+		if isFit {
+			sd = math.Sqrt(inv.At(i, i))
+		}
+		q.Params = append(q.Params, name)
+		q.MeanLog = append(q.MeanLog, math.Log(*c.Field(p)))
+		q.PriorSDLog = append(q.PriorSDLog, pr.LogSD)
+		q.Identified = append(q.Identified, isFit && sd <= model.IdentifiedSD)
+		q.Narrowed = append(q.Narrowed, isFit && sd < model.NarrowedShare*pr.LogSD)
+		idx = append(idx, i)
+	}
+	for a := range q.Params {
+		row := make([]float64, len(q.Params))
+		for b := range q.Params {
+			switch {
+			case idx[a] >= 0 && idx[b] >= 0:
+				row[b] = inv.At(idx[a], idx[b])
+			case a == b:
+				row[b] = q.PriorSDLog[a] * q.PriorSDLog[a]
+			}
+		}
+		q.CovLog = append(q.CovLog, row)
+	}
+	return q
 }
 
 // laplaceSD is the posterior log-sd of each coordinate: √diag((JᵀJ)⁻¹)
