@@ -130,8 +130,9 @@ func FitMLEnergy(bench *MLEnergyBench, rows []MLEnergyRow, base *model.Profile, 
 	if err != nil {
 		return nil, err
 	}
-	fit := &MLEnergyFit{Profile: p, ISLMean: math.Exp(u[len(u)-1]), SD: laplaceSD(jtj)}
-	p.Posterior = mlenergyPosterior(p, priors, jtj, f.sigma)
+	cov := inverse(jtj)
+	fit := &MLEnergyFit{Profile: p, ISLMean: math.Exp(u[len(u)-1]), SD: laplaceSD(cov)}
+	p.Posterior = mlenergyPosterior(p, priors, cov, f.sigma)
 	for i, r := range rows {
 		fit.Rows = append(fit.Rows, MLEnergyRowFit{Row: r, Sim: sts[i]})
 	}
@@ -153,83 +154,53 @@ func findPrior(priors []model.Prior, name string) (model.Prior, bool) {
 }
 
 // mlenergyPosterior is the fit's Laplace posterior over p's coefficients
-// that have a prior: the fitted ones' joint covariance is their block of
-// (JᵀJ)⁻¹ (the prompt length marginalised out), the others keep their
-// prior spread around p's values. nil where JᵀJ cannot be inverted.
-func mlenergyPosterior(p *model.Profile, priors []model.Prior, jtj *mat.SymDense, modelErr float64) *model.Posterior {
-	if jtj == nil {
+// that have a prior, from cov = (JᵀJ)⁻¹ over MLEnergyParams and the
+// prompt length: the fitted ones' joint covariance is their block of it
+// (the prompt length marginalised out), the others keep their prior spread
+// around p's values. nil without cov.
+func mlenergyPosterior(p *model.Profile, priors []model.Prior, cov *mat.SymDense, modelErr float64) *model.Posterior {
+	if cov == nil {
 		return nil
 	}
-	var chol mat.Cholesky
-	if !chol.Factorize(jtj) {
-		return nil
-	}
-	var inv mat.SymDense
-	if chol.InverseTo(&inv) != nil {
-		return nil
-	}
-	fitted := map[string]int{}
+	at := map[string]int{}
 	for i, name := range MLEnergyParams {
-		fitted[name] = i
+		at[name] = i
 	}
-	q := &model.Posterior{
-		Method:        "Laplace approximation at the MAP estimate of an ML.ENERGY fit: Gauss–Newton curvature of the steady-state residuals plus log-normal priors, the prompt length marginalised; unfitted coefficients at their prior spread",
-		ModelErrorLog: modelErr,
-	}
-	var idx []int // index into MLEnergyParams, or -1
+	var names []string
+	var sd []float64
+	fitted := map[string]bool{}
 	for _, name := range model.CoefficientNames() {
 		pr, ok := findPrior(priors, name)
-		c, _ := model.CoefficientByName(name)
-		if !ok || *c.Field(p) <= 0 {
+		if !ok || *mustCoef(name).Field(p) <= 0 {
 			continue
 		}
-		i, isFit := fitted[name]
-		if !isFit {
-			i = -1
-		}
-		sd := pr.LogSD
-		if isFit {
-			sd = math.Sqrt(inv.At(i, i))
-		}
-		q.Params = append(q.Params, name)
-		q.MeanLog = append(q.MeanLog, math.Log(*c.Field(p)))
-		q.PriorSDLog = append(q.PriorSDLog, pr.LogSD)
-		q.Identified = append(q.Identified, isFit && sd <= model.IdentifiedSD)
-		q.Narrowed = append(q.Narrowed, isFit && sd < model.NarrowedShare*pr.LogSD)
-		idx = append(idx, i)
+		_, fitted[name] = at[name]
+		names = append(names, name)
+		sd = append(sd, pr.LogSD)
 	}
-	for a := range q.Params {
-		row := make([]float64, len(q.Params))
-		for b := range q.Params {
+	return newPosterior("Laplace approximation at the MAP estimate of an ML.ENERGY fit: Gauss–Newton curvature of the steady-state residuals plus log-normal priors, the prompt length marginalised; unfitted coefficients at their prior spread",
+		p, names, func(i, j int) float64 {
+			a, aok := at[names[i]]
+			b, bok := at[names[j]]
 			switch {
-			case idx[a] >= 0 && idx[b] >= 0:
-				row[b] = inv.At(idx[a], idx[b])
-			case a == b:
-				row[b] = q.PriorSDLog[a] * q.PriorSDLog[a]
+			case aok && bok:
+				return cov.At(a, b)
+			case i == j:
+				return sd[i] * sd[i]
 			}
-		}
-		q.CovLog = append(q.CovLog, row)
-	}
-	return q
+			return 0
+		}, sd, fitted, modelErr)
 }
 
-// laplaceSD is the posterior log-sd of each coordinate: √diag((JᵀJ)⁻¹)
-// (the objective is ½Σr², so JᵀJ approximates its Hessian).
-func laplaceSD(jtj *mat.SymDense) []float64 {
-	if jtj == nil {
+// laplaceSD is the posterior log-sd of each coordinate: √diag(cov), cov =
+// (JᵀJ)⁻¹ (the objective is ½Σr², so JᵀJ approximates its Hessian).
+func laplaceSD(cov *mat.SymDense) []float64 {
+	if cov == nil {
 		return nil
 	}
-	var chol mat.Cholesky
-	if !chol.Factorize(jtj) {
-		return nil
-	}
-	var inv mat.SymDense
-	if chol.InverseTo(&inv) != nil {
-		return nil
-	}
-	out := make([]float64, jtj.SymmetricDim())
+	out := make([]float64, cov.SymmetricDim())
 	for i := range out {
-		out[i] = math.Sqrt(math.Max(0, inv.At(i, i)))
+		out[i] = math.Sqrt(math.Max(0, cov.At(i, i)))
 	}
 	return out
 }

@@ -116,26 +116,42 @@ func (f *fitter) laplace(p *model.Profile) *model.Posterior {
 		sd[i] = f.priors[name].LogSD
 		prec.SetSym(i, i, prec.At(i, i)+1/(sd[i]*sd[i]))
 	}
+	cov := inverse(prec)
+	if cov == nil {
+		return nil
+	}
+	return newPosterior(fmt.Sprintf("Laplace approximation at the MAP estimate: Gauss–Newton data curvature (central differences, h = %g in log units) plus log-normal priors", h),
+		p, names, cov.At, sd, fitted, f.modelErr)
+}
+
+// inverse is the inverse of a symmetric positive-definite matrix (a
+// precision or JᵀJ), or nil if it is not positive definite.
+func inverse(m *mat.SymDense) *mat.SymDense {
 	var chol mat.Cholesky
-	if !chol.Factorize(prec) {
+	if m == nil || !chol.Factorize(m) {
 		return nil
 	}
-	var cov mat.SymDense
-	if err := chol.InverseTo(&cov); err != nil {
+	var inv mat.SymDense
+	if chol.InverseTo(&inv) != nil {
 		return nil
 	}
-	post := &model.Posterior{
-		Method: fmt.Sprintf("Laplace approximation at the MAP estimate: Gauss–Newton data curvature (central differences, h = %g in log units) plus log-normal priors", h),
-		Params: names, PriorSDLog: sd, ModelErrorLog: f.modelErr,
-	}
+	return &inv
+}
+
+// newPosterior is the posterior over names at p: cov(i, j) their log
+// covariance, sd their prior sds, fitted which of them the fit moved
+// (only those can be identified or narrowed).
+func newPosterior(method string, p *model.Profile, names []string, cov func(i, j int) float64, sd []float64, fitted map[string]bool, modelErr float64) *model.Posterior {
+	n := len(names)
+	post := &model.Posterior{Method: method, Params: names, PriorSDLog: sd, ModelErrorLog: modelErr}
 	for i, name := range names {
 		post.MeanLog = append(post.MeanLog, math.Log(*mustCoef(name).Field(p)))
 		row := make([]float64, n)
 		for j := range n {
-			row[j] = cov.At(i, j)
+			row[j] = cov(i, j)
 		}
 		post.CovLog = append(post.CovLog, row)
-		s := math.Sqrt(cov.At(i, i))
+		s := math.Sqrt(cov(i, i))
 		post.Identified = append(post.Identified, fitted[name] && s <= model.IdentifiedSD)
 		post.Narrowed = append(post.Narrowed, fitted[name] && s < model.NarrowedShare*sd[i])
 	}
