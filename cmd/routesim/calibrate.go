@@ -123,32 +123,7 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		d, err := atomicfile.NewDir(*out)
-		if err != nil {
-			return err
-		}
-		for _, f := range []struct {
-			name string
-			v    any
-		}{{"profile.json", res.Profile}, {"report.json", res.Report}} {
-			w, err := d.Create(f.name)
-			if err == nil {
-				err = writeJSON(w, f.v)
-			}
-			if err != nil {
-				d.Abort()
-				return err
-			}
-		}
-		w, err := d.Create("report.txt")
-		if err == nil {
-			_, err = io.WriteString(w, res.Report.String())
-		}
-		if err != nil {
-			d.Abort()
-			return err
-		}
-		if err := d.Commit(); err != nil {
+		if err := writeFit(*out, res.Profile, res.Report, res.Report.String()); err != nil {
 			return err
 		}
 	}
@@ -174,4 +149,35 @@ func fitProgress(w io.Writer, maxEvals int) func(int, string) {
 		}
 		fmt.Fprintf(w, "calibrate: %s, %d simulations%s, %s elapsed\n", stage, evals, bound, time.Since(start).Round(time.Second))
 	}
+}
+
+// writeFit writes a calibration's outputs to dir, all or nothing:
+// profile.json, report.json and report.txt.
+func writeFit(dir string, profile, report any, text string) error {
+	d, err := atomicfile.NewDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    any
+	}{{"profile.json", profile}, {"report.json", report}} {
+		w, err := d.Create(f.name)
+		if err == nil {
+			err = writeJSON(w, f.v)
+		}
+		if err != nil {
+			d.Abort()
+			return err
+		}
+	}
+	w, err := d.Create("report.txt")
+	if err == nil {
+		_, err = io.WriteString(w, text)
+	}
+	if err != nil {
+		d.Abort()
+		return err
+	}
+	return d.Commit()
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/routesim/routesim/calib"
-	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/model"
 )
 
@@ -159,33 +158,7 @@ func calibrateMLEnergy(f *mlenergyFlags, out string, quiet bool, stdout, stderr 
 			worst, calib.MLEnergyTable(mine, pred))
 	}
 	if out != "" {
-		d, err := atomicfile.NewDir(out)
-		if err != nil {
-			return err
-		}
-		for _, file := range []struct {
-			name string
-			v    any
-		}{{"profile.json", res.Profile}, {"report.json", rep}} {
-			w, err := d.Create(file.name)
-			if err == nil {
-				err = writeJSON(w, file.v)
-			}
-			if err != nil {
-				d.Abort()
-				return err
-			}
-		}
-		w, err := d.Create("report.txt")
-		if err == nil {
-			_, err = io.WriteString(w, text)
-		}
-		if err == nil {
-			err = d.Commit()
-		} else {
-			d.Abort()
-		}
-		if err != nil {
+		if err := writeFit(out, res.Profile, rep, text); err != nil {
 			return err
 		}
 	}
