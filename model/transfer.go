@@ -78,8 +78,8 @@ func Transfer(src *Profile, from, to Deployment, eager bool) (*Profile, error) {
 	assumed = append(assumed, "frontend delay, host overhead and service noise as measured on "+src.Name)
 	out.Kind = "transfer"
 	out.Name = fmt.Sprintf("%s.%s.tp%d.%s.transfer", strings.ToLower(to.GPU.Name), strings.ToLower(to.Model.Name), to.TP, to.Quant)
-	out.Source = fmt.Sprintf("transfer of %s (%s) to %s/%s/TP%d/%s through the kernel step model: its kernel prior with the measured/prior ratios %s",
-		src.Name, src.Kind, to.GPU.Name, to.Model.Name, to.TP, to.Quant, strings.Join(ratios, ", "))
+	out.Source = fmt.Sprintf("%s%s (%s) to %s/%s/TP%d/%s through the kernel step model: its kernel prior with the measured/prior ratios %s",
+		transferPrefix, src.Name, src.Kind, to.GPU.Name, to.Model.Name, to.TP, to.Quant, strings.Join(ratios, ", "))
 	out.Note = "Transferred, not measured. Assumed: " + strings.Join(assumed, "; ") + "."
 	out.FitError = "not fitted (transfer of " + src.Name + ": " + src.FitError + ")"
 	out.Posterior = nil
@@ -88,6 +88,20 @@ func Transfer(src *Profile, from, to Deployment, eager bool) (*Profile, error) {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// transferPrefix opens a transfer's Source, followed by its source's name.
+const transferPrefix = "transfer of "
+
+// TransferredFrom names the measured profile p was transferred from
+// (Transfer), if it was.
+func TransferredFrom(p *Profile) (string, bool) {
+	rest, ok := strings.CutPrefix(p.Source, transferPrefix)
+	if !ok || p.Kind != "transfer" {
+		return "", false
+	}
+	name, _, _ := strings.Cut(rest, " ")
+	return name, true
 }
 
 // transferSource picks the measured profile a deployment without one is

@@ -59,6 +59,12 @@ func TestTransferToItselfIsTheIdentity(t *testing.T) {
 	if got.Kind != "transfer" || !strings.Contains(got.Note, "Transferred, not measured") {
 		t.Errorf("kind %q, note %q: a transfer must say so", got.Kind, got.Note)
 	}
+	if name, ok := TransferredFrom(got); !ok || name != src.Name {
+		t.Errorf("TransferredFrom = %q, %v; want %q", name, ok, src.Name)
+	}
+	if _, ok := TransferredFrom(src); ok {
+		t.Error("a measured profile reads as a transfer")
+	}
 }
 
 func TestTransferFollowsThePhysics(t *testing.T) {

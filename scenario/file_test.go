@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/routesim/routesim/model"
 )
 
 func TestShippedScenariosLoadAndBuild(t *testing.T) {
@@ -29,8 +31,8 @@ func TestShippedScenariosLoadAndBuild(t *testing.T) {
 		// The description says what the profile is: the measured profile
 		// a transfer comes from, else the kernel prior.
 		want := "kernel prior"
-		if src, ok := strings.CutPrefix(b.Profile.Source, "transfer of "); ok {
-			want = "transfer of " + strings.Fields(src)[0]
+		if src, ok := model.TransferredFrom(b.Profile); ok {
+			want = "transfer of " + src
 		}
 		if b.Profile.Kind != "transfer" || !b.Profile.IsKernel() || !strings.Contains(s.Description, want) {
 			t.Errorf("%s: profile %s is %s (kernel=%v); the description must say which (%q)", f, b.Profile.Name, b.Profile.Kind, b.Profile.IsKernel(), want)

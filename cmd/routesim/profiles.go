@@ -96,9 +96,11 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 						continue // does not fit
 					}
 					kind := "roofline"
-					switch p := model.ProfileFor(d, false); {
-					case strings.HasPrefix(p.Source, "transfer of "):
-						kind = "transfer of " + strings.Fields(p.Source)[2]
+					p := model.ProfileFor(d, false)
+					src, transferred := model.TransferredFrom(p)
+					switch {
+					case transferred:
+						kind = "transfer of " + src
 						if *verbose {
 							kind += "\n      " + p.Note
 						}
