@@ -85,15 +85,7 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 	for i := range wl.Jobs {
 		c.reqs.add(newReqState(&wl.Jobs[i]))
 	}
-	n := cfg.NumWorkers()
-	profs := make([]*model.Profile, 0, n)
-	for _, pool := range cfg.Pools {
-		for k := 0; k < pool.N; k++ {
-			profs = append(profs, pool.Profile)
-		}
-	}
-	c.nvml = newNVML(profs, cfg.NVML)
-	c.workers = make([]*worker, 0, n)
+	c.workers = make([]*worker, 0, cfg.NumWorkers())
 	for pi := range cfg.Pools {
 		pool := &cfg.Pools[pi]
 		for k := 0; k < pool.N; k++ {
@@ -104,6 +96,7 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 			c.workers = append(c.workers, w)
 		}
 	}
+	c.nvml = newNVML(c.workers, cfg.NVML)
 	c.rt = newRouter(c.workers, cfg.Router, c.eng.Now)
 	c.reqs.recycled = c.rt.forgetScans
 	if len(wl.Jobs) > 0 {

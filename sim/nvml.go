@@ -54,17 +54,16 @@ type gpuTrack struct {
 	psum, pmax float64
 }
 
-func newNVML(profiles []*model.Profile, cfg NVMLConfig) nvml {
-	workers := len(profiles)
-	n := nvml{tracks: make([]gpuTrack, workers), limit: int((cfg.Window + NVMLPeriod - 1) / NVMLPeriod)}
-	for w, p := range profiles {
-		if p.FLOPPower() {
-			n.tracks[w].prof = p
+func newNVML(workers []*worker, cfg NVMLConfig) nvml {
+	n := nvml{tracks: make([]gpuTrack, len(workers)), limit: int((cfg.Window + NVMLPeriod - 1) / NVMLPeriod)}
+	for i, w := range workers {
+		if w.prof.FLOPPower() {
+			n.tracks[i].prof = w.prof
 		}
 	}
 	if cfg.Series {
-		n.series = make([][]Time, workers)
-		n.flopSeries = make([][]float64, workers)
+		n.series = make([][]Time, len(workers))
+		n.flopSeries = make([][]float64, len(workers))
 	}
 	return n
 }

@@ -5,9 +5,7 @@ import (
 	"testing"
 
 	"github.com/routesim/routesim/model"
-	"github.com/routesim/routesim/policy"
 	. "github.com/routesim/routesim/sim"
-	"github.com/routesim/routesim/workload"
 )
 
 // TestFLOPPowerMatchesItsSamples: with an energy per FLOP and a power
@@ -20,23 +18,10 @@ func TestFLOPPowerMatchesItsSamples(t *testing.T) {
 	for i := range 40 {
 		reqs = append(reqs, treq{at: Time(i) * 50 * Millisecond, isl: 3000, osl: 40})
 	}
-	wl, err := workload.Prepare(mkTrace(reqs...), 64)
-	if err != nil {
-		t.Fatal(err)
-	}
 	run := func(p *model.Profile) *Result {
 		cfg := testConfig(2).WithProfile(p)
 		cfg.NVML = NVMLConfig{Series: true}
-		params := policy.DefaultParams()
-		params.Rand = Stream(1, "router")
-		pol, err := policy.New("round-robin", params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Run(cfg, wl, pol)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, _ := simulate(t, cfg, mkTrace(reqs...))
 		return res
 	}
 	line := testProfile()
