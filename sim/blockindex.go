@@ -2,14 +2,17 @@ package sim
 
 import "math/bits"
 
-// blockIndex maps block content hashes to int32 values (a KV block id, or
-// a reference count): open addressing with linear probing and
-// backward-shift deletion, kept at most three quarters full (it grows by
-// doubling as entries arrive, so a table starts small). At N = 4096 the
-// workers' indexes are most of a run's memory, and a half-full bound
-// doubled them; linear probing over 16-byte slots stays within a cache
-// line or two at this load. It replaces Go maps, whose
+// blockIndex maps block content hashes to positive int32 values (a KV
+// block id plus one, or a reference count): open addressing with linear
+// probing and backward-shift deletion, kept at most three quarters full
+// (it grows by doubling as entries arrive, so a table starts small). At
+// N = 4096 the workers' indexes are most of a run's memory, and a
+// half-full bound doubled them; linear probing over 16-byte slots stays
+// within a cache line or two at this load. It replaces Go maps, whose
 // insert/delete churn dominated replay time.
+//
+// A zero value marks an empty slot, so a new table is the allocator's
+// zeroed memory, with no pass to initialise it.
 type blockIndex struct {
 	slots []ixSlot
 	shift uint
@@ -19,70 +22,84 @@ type blockIndex struct {
 // ixSlot keeps a key beside its value, so a probe touches one cache line.
 type ixSlot struct {
 	key uint64
-	val int32 // -1 = empty slot
+	val int32 // 0 = empty slot
 	aux int32 // a second value for the user (holders: the single holder)
 }
 
 func newBlockIndex(capacity int) blockIndex {
 	size := 1 << bits.Len(uint(max(capacity, 4)*4/3)) // load factor < 3/4
-	ix := blockIndex{slots: make([]ixSlot, size), shift: uint(64 - bits.Len(uint(size-1)))}
-	for i := range ix.slots {
-		ix.slots[i].val = -1
-	}
-	return ix
+	return blockIndex{slots: make([]ixSlot, size), shift: uint(64 - bits.Len(uint(size-1)))}
 }
 
 func (ix *blockIndex) home(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >> ix.shift) }
 
-// find returns the slot holding h, or -1.
-func (ix *blockIndex) find(h uint64) int {
+// lookup probes for h once: it returns h's slot and true, or the empty
+// slot where h would go and false (for insertAt).
+func (ix *blockIndex) lookup(h uint64) (int, bool) {
 	mask := len(ix.slots) - 1
 	for i := ix.home(h); ; i = (i + 1) & mask {
 		s := &ix.slots[i]
-		if s.val < 0 {
-			return -1
+		if s.val == 0 {
+			return i, false
 		}
 		if s.key == h {
-			return i
+			return i, true
 		}
 	}
+}
+
+// find returns the slot holding h, or -1.
+func (ix *blockIndex) find(h uint64) int {
+	if i, ok := ix.lookup(h); ok {
+		return i
+	}
+	return -1
 }
 
 func (ix *blockIndex) get(h uint64) (int32, bool) {
-	if i := ix.find(h); i >= 0 {
+	if i, ok := ix.lookup(h); ok {
 		return ix.slots[i].val, true
 	}
-	return -1, false
+	return 0, false
 }
 
-// put inserts h → v (v ≥ 0) and returns its slot; h must be absent.
-func (ix *blockIndex) put(h uint64, v int32) int {
+// insertAt stores h → v (v > 0) in the empty slot i that lookup(h)
+// returned, and returns h's slot (another one if the table had to grow).
+func (ix *blockIndex) insertAt(i int, h uint64, v int32) int {
 	if 4*(ix.n+1) > 3*len(ix.slots) {
 		ix.grow()
-	}
-	mask := len(ix.slots) - 1
-	i := ix.home(h)
-	for ix.slots[i].val >= 0 {
-		i = (i + 1) & mask
+		i, _ = ix.lookup(h)
 	}
 	ix.slots[i] = ixSlot{key: h, val: v}
 	ix.n++
 	return i
 }
 
+// put inserts h → v (v > 0) and returns its slot; h must be absent.
+func (ix *blockIndex) put(h uint64, v int32) int {
+	i, _ := ix.lookup(h)
+	return ix.insertAt(i, h, v)
+}
+
 func (ix *blockIndex) grow() {
-	old := *ix
-	*ix = newBlockIndex(len(old.slots))
-	for _, s := range old.slots {
-		if s.val >= 0 {
-			ix.slots[ix.put(s.key, s.val)].aux = s.aux
+	old := ix.slots
+	*ix = newBlockIndex(len(old))
+	mask := len(ix.slots) - 1
+	for _, s := range old {
+		if s.val != 0 {
+			i := ix.home(s.key)
+			for ix.slots[i].val != 0 {
+				i = (i + 1) & mask
+			}
+			ix.slots[i] = s
+			ix.n++
 		}
 	}
 }
 
 // del removes h if present, shifting later entries of its probe run back.
 func (ix *blockIndex) del(h uint64) {
-	if i := ix.find(h); i >= 0 {
+	if i, ok := ix.lookup(h); ok {
 		ix.delSlot(i)
 	}
 }
@@ -90,7 +107,7 @@ func (ix *blockIndex) del(h uint64) {
 func (ix *blockIndex) delSlot(i int) {
 	mask := len(ix.slots) - 1
 	ix.n--
-	for j := (i + 1) & mask; ix.slots[j].val >= 0; j = (j + 1) & mask {
+	for j := (i + 1) & mask; ix.slots[j].val != 0; j = (j + 1) & mask {
 		home := ix.home(ix.slots[j].key)
 		// Move j into the hole at i if its home is not in (i, j].
 		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
@@ -98,33 +115,13 @@ func (ix *blockIndex) delSlot(i int) {
 			i = j
 		}
 	}
-	ix.slots[i].val = -1
-}
-
-// incr adds one to h's value, inserting it at 1.
-func (ix *blockIndex) incr(h uint64) {
-	if i := ix.find(h); i >= 0 {
-		ix.slots[i].val++
-		return
-	}
-	ix.put(h, 1)
-}
-
-// decr subtracts one from h's value and removes it at 0.
-func (ix *blockIndex) decr(h uint64) {
-	i := ix.find(h)
-	if i < 0 {
-		panic("sim: reference count of an untracked block dropped")
-	}
-	if ix.slots[i].val--; ix.slots[i].val == 0 {
-		ix.delSlot(i)
-	}
+	ix.slots[i] = ixSlot{}
 }
 
 // each calls f for every entry.
 func (ix *blockIndex) each(f func(h uint64, v int32)) {
 	for _, s := range ix.slots {
-		if s.val >= 0 {
+		if s.val != 0 {
 			f(s.key, s.val)
 		}
 	}

@@ -24,7 +24,7 @@ func TestBlockIndexAgreesWithMap(t *testing.T) {
 			ix.del(k)
 			delete(ref, k)
 		} else if len(ref) < 150 { // past the initial size: the index must grow
-			v := int32(rng.IntN(1000))
+			v := int32(rng.IntN(1000)) + 1 // values are > 0
 			ix.put(k, v)
 			ref[k] = v
 		}

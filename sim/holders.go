@@ -51,12 +51,16 @@ func (h *holders) at(i int) []holder {
 }
 
 // incr adds one to w's count of block b.
-func (h *holders) incr(w int, b uint64) { h.incrAt(h.lists.find(b), w, b) }
+func (h *holders) incr(w int, b uint64) {
+	i, ok := h.lists.lookup(b)
+	h.incrAt(i, ok, w, b)
+}
 
-// incrAt is incr with b's slot i already found (−1 = absent).
-func (h *holders) incrAt(i, w int, b uint64) {
-	if i < 0 {
-		h.lists.slots[h.lists.put(b, 1)].aux = int32(w)
+// incrAt is incr with b's slot i already probed: b's slot if found, else
+// the empty slot where it goes.
+func (h *holders) incrAt(i int, found bool, w int, b uint64) {
+	if !found {
+		h.lists.slots[h.lists.insertAt(i, b, 1)].aux = int32(w)
 		h.distinct[w]++
 		return
 	}
@@ -151,8 +155,9 @@ func (h *holders) holdsAt(i, w int) bool {
 // index. One probe of the hash table finds b for both the check and the
 // insert.
 func (h *holders) add(w int, b uint64) {
-	if i := h.lists.find(b); !h.holdsAt(i, w) {
-		h.incrAt(i, w, b)
+	i, ok := h.lists.lookup(b)
+	if !ok || !h.holdsAt(i, w) {
+		h.incrAt(i, ok, w, b)
 	}
 }
 

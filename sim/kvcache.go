@@ -22,7 +22,9 @@ type KVCache struct {
 	ref      []int32
 	hash     []uint64
 	hashed   []bool
-	index    blockIndex // content hash → block holding it
+	index    blockIndex // content hash → block holding it, plus one
+	looked   []int32    // the blocks the last Lookup found, for Acquire
+	lookedAt *uint64    // the first hash of that Lookup (nil = none)
 	prev     []int32    // free-queue links of materialised blocks, -1 = none
 	next     []int32
 	head     int32
@@ -87,26 +89,44 @@ func (c *KVCache) Cached() int { return c.index.n }
 // cached, and how many of those are currently unreferenced.
 func (c *KVCache) Lookup(hashes []uint64, limit int) (hits, hitsFree int) {
 	limit = min(limit, len(hashes))
+	c.looked, c.lookedAt = c.looked[:0], nil
 	for hits < limit {
-		b, ok := c.index.get(hashes[hits])
+		v, ok := c.index.get(hashes[hits])
 		if !ok {
 			break
 		}
+		b := v - 1
 		if c.ref[b] == 0 {
 			hitsFree++
 		}
+		c.looked = append(c.looked, b)
 		hits++
+	}
+	if hits > 0 {
+		c.lookedAt = &hashes[0]
 	}
 	return hits, hitsFree
 }
 
 // Acquire appends the cached blocks of the first n hashes to table, taking
-// a reference on each. The caller has checked them with Lookup.
+// a reference on each. The caller has checked them with Lookup; the blocks
+// the last Lookup found are reused (each checked to still hold its hash),
+// so the index is not probed twice.
 func (c *KVCache) Acquire(table []int32, hashes []uint64) []int32 {
-	for _, h := range hashes {
-		b, ok := c.index.get(h)
-		if !ok {
-			panic("sim: Acquire of a hash that is not cached")
+	var found []int32
+	if len(hashes) > 0 && &hashes[0] == c.lookedAt && len(hashes) <= len(c.looked) {
+		found = c.looked[:len(hashes)]
+	}
+	for i, h := range hashes {
+		b := int32(-1)
+		if found != nil && c.hashed[found[i]] && c.hash[found[i]] == h {
+			b = found[i]
+		} else {
+			v, ok := c.index.get(h)
+			if !ok {
+				panic("sim: Acquire of a hash that is not cached")
+			}
+			b = v - 1
 		}
 		if c.ref[b] == 0 {
 			c.unlink(b)
@@ -158,11 +178,12 @@ func (c *KVCache) Commit(b int32, h uint64) {
 	if c.hashed[b] {
 		return
 	}
-	if _, dup := c.index.get(h); dup {
+	i, dup := c.index.lookup(h)
+	if dup {
 		return
 	}
 	c.hash[b], c.hashed[b] = h, true
-	c.index.put(h, b)
+	c.index.insertAt(i, h, b+1)
 	if c.Events != nil {
 		c.Events.Stored(h)
 	}
@@ -172,6 +193,7 @@ func (c *KVCache) drop(b int32) {
 	h := c.hash[b]
 	c.index.del(h)
 	c.hashed[b] = false
+	c.lookedAt = nil // Lookup's blocks may be stale now
 	if c.Events != nil {
 		c.Events.Removed(h)
 	}
@@ -249,9 +271,10 @@ func (c *KVCache) Check() error {
 	}
 	var bad error
 	entries := 0
-	c.index.each(func(h uint64, b int32) {
+	c.index.each(func(h uint64, v int32) {
+		b := v - 1
 		entries++
-		if got, ok := c.index.get(h); bad == nil && (!ok || got != b) {
+		if got, ok := c.index.get(h); bad == nil && (!ok || got != v) {
 			bad = fmt.Errorf("kv: index entry %x → %d is not findable", h, b)
 		}
 		if bad == nil && (!c.hashed[b] || c.hash[b] != h) {

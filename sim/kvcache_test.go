@@ -84,3 +84,29 @@ func TestKVCacheDuplicateContentStaysAnonymous(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestKVCacheAcquireAfterItsBufferChanged: Acquire reuses the blocks the
+// last Lookup found, but a recycled hash buffer (another request's blocks
+// at the same address) must still acquire the blocks of the hashes it now
+// holds.
+func TestKVCacheAcquireAfterItsBufferChanged(t *testing.T) {
+	c := NewKVCache(4)
+	tab := mustGrow(t, c, nil, 4)
+	for i, h := range []uint64{11, 12, 21, 22} {
+		c.Commit(tab[i], h)
+	}
+	c.Release(tab)
+	buf := []uint64{11, 12}
+	if hits, _ := c.Lookup(buf, 2); hits != 2 {
+		t.Fatalf("%d hits, want 2", hits)
+	}
+	buf[0], buf[1] = 21, 22 // the buffer now names another prompt
+	got := c.Acquire(nil, buf)
+	if want := []int32{tab[2], tab[3]}; got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("acquired blocks %v for hashes 21, 22; they live in %v", got, want)
+	}
+	c.Release(got)
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
