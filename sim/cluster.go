@@ -83,6 +83,9 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 	}
 	c := &cluster{cfg: cfg, wl: wl, pol: pol, noise: Stream(cfg.Seed, "service")}
 	for i := range wl.Jobs {
+		if err := wl.Jobs[i].check(wl.BlockSize); err != nil {
+			return nil, fmt.Errorf("sim: job %d (line %d): %w", i, wl.Jobs[i].Line, err)
+		}
 		c.reqs.add(newReqState(&wl.Jobs[i]))
 	}
 	c.workers = make([]*worker, 0, cfg.NumWorkers())
@@ -110,7 +113,7 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 }
 
 func newReqState(j *Job) reqState {
-	return reqState{job: j, blocks: j.Blocks, worker: -1, routed: -1, dispatched: -1, queueNs: -1, firstToken: -1, secondToken: -1, end: -1}
+	return reqState{job: j, isl: int32(j.InputTokens), osl: int32(j.OutputTokens), blocks: j.Blocks, worker: -1, routed: -1, dispatched: -1, queueNs: -1, firstToken: -1, secondToken: -1, end: -1}
 }
 
 // Handle dispatches one event.
@@ -218,7 +221,7 @@ func (c *cluster) sampled(ri int32) {
 	case 2:
 		r.secondToken = now
 	}
-	if r.generated == r.job.OutputTokens {
+	if r.generated == int(r.osl) {
 		c.rt.finish(int(r.worker), r.prompt())
 		c.drainDue = true
 		c.end(ri, StatusOK, "")

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/routesim/routesim/internal/hashmix"
 	"github.com/routesim/routesim/internal/inputerr"
@@ -47,6 +48,9 @@ func (j *Job) check(blockSize int) error {
 		if per := TraceBlockTokens / blockSize; j.PromptBlocks > len(j.Chains)*per {
 			return fmt.Errorf("%d prompt blocks from %d trace blocks", j.PromptBlocks, len(j.Chains))
 		}
+	}
+	if j.InputTokens > math.MaxInt32-j.OutputTokens {
+		return fmt.Errorf("%d in and %d out overflow a sequence length", j.InputTokens, j.OutputTokens)
 	}
 	if j.InputTokens < 1 || j.OutputTokens < 1 || j.PromptBlocks > j.InputTokens/blockSize ||
 		blocks > (j.InputTokens+j.OutputTokens)/blockSize || j.PromptBlocks > blocks {
