@@ -69,6 +69,10 @@ type cluster struct {
 	ended    int
 	drainDue bool
 	preq     policy.Request
+	src      JobStream // the workload's jobs, when streamed
+	t0       Time      // the first arrival
+	records  []Record  // of the requests retired so far, in index order
+	retired  int       // requests [0, retired) are records now
 }
 
 // Run simulates wl on the configured cluster with routing policy pol.
@@ -82,11 +86,23 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 		return nil, fmt.Errorf("sim: workload prepared for block size %d, workers use %d", wl.BlockSize, bs)
 	}
 	c := &cluster{cfg: cfg, wl: wl, pol: pol, noise: Stream(cfg.Seed, "service")}
+	c.records = make([]Record, 0, wl.Len())
 	for i := range wl.Jobs {
 		if err := wl.Jobs[i].check(wl.BlockSize); err != nil {
 			return nil, fmt.Errorf("sim: job %d (line %d): %w", i, wl.Jobs[i].Line, err)
 		}
 		c.reqs.add(newReqState(&wl.Jobs[i]))
+	}
+	if wl.Jobs == nil && wl.Stream != nil {
+		if cfg.FollowUp != nil {
+			return nil, fmt.Errorf("sim: a streamed workload cannot have closed-loop clients (they need every job at hand)")
+		}
+		src, err := wl.Stream()
+		if err != nil {
+			return nil, err
+		}
+		defer src.Close()
+		c.src = src
 	}
 	c.workers = make([]*worker, 0, cfg.NumWorkers())
 	for pi := range cfg.Pools {
@@ -102,8 +118,13 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 	c.nvml = newNVML(c.workers, cfg.NVML)
 	c.rt = newRouter(c.workers, cfg.Router, c.eng.Now)
 	c.reqs.recycled = c.rt.forgetScans
-	if len(wl.Jobs) > 0 {
-		c.eng.Schedule(wl.Jobs[0].Arrival, KindArrival, 0)
+	if c.src != nil {
+		if c.pull() {
+			c.t0 = c.reqs.at(0).job.Arrival
+		}
+	} else if len(wl.Jobs) > 0 {
+		c.t0 = wl.Jobs[0].Arrival
+		c.schedReq(c.t0, KindArrival, 0)
 	}
 	c.eng.Run(c)
 	if err := c.eng.Err(); err != nil {
@@ -119,9 +140,15 @@ func newReqState(j *Job) reqState {
 // Handle dispatches one event.
 func (c *cluster) Handle(e Event) {
 	switch e.Kind {
+	case KindArrival, KindResend, KindFollowUp, KindRoute, KindTimeout:
+		c.reqs.at(e.Arg).events--
+	}
+	switch e.Kind {
 	case KindArrival:
-		if next := int(e.Arg) + 1; next < len(c.wl.Jobs) {
-			c.eng.Schedule(c.wl.Jobs[next].Arrival, KindArrival, int32(next))
+		if c.src != nil {
+			c.pull()
+		} else if next := int(e.Arg) + 1; next < len(c.wl.Jobs) {
+			c.schedReq(c.wl.Jobs[next].Arrival, KindArrival, int32(next))
 		}
 		c.submit(e.Arg)
 	case KindResend, KindFollowUp:
@@ -149,6 +176,62 @@ func (c *cluster) Handle(e Event) {
 		c.drain()
 	}
 	c.followUps()
+	c.retire()
+}
+
+// schedReq schedules an event that names request i, which then stays
+// in the store until the event has fired.
+func (c *cluster) schedReq(at Time, kind Kind, i int32) {
+	c.reqs.at(i).events++
+	c.eng.Schedule(at, kind, i)
+}
+
+// pull takes the next job from the stream and schedules its arrival; it
+// reports false at the stream's end (a read error stops the run).
+func (c *cluster) pull() bool {
+	j, ok := c.src.Next()
+	if !ok {
+		if err := c.src.Err(); err != nil {
+			c.eng.Stop(err)
+		}
+		return false
+	}
+	if err := j.check(c.wl.BlockSize); err != nil {
+		c.eng.Stop(fmt.Errorf("sim: job %d (line %d): %w", j.ID, j.Line, err))
+		return false
+	}
+	c.schedReq(j.Arrival, KindArrival, c.reqs.add(newReqState(j)))
+	return true
+}
+
+// retire turns the oldest requests that are done with (ended, named by no
+// pending event, out of every worker's step) into records, in index
+// order, and frees each page of request state once all of it is retired:
+// a run holds its records and the requests in flight, not the state of
+// every request it has seen.
+func (c *cluster) retire() {
+	for c.retired < c.reqs.len() {
+		i := int32(c.retired)
+		r := c.reqs.at(i)
+		if r.status == StatusPending || r.events > 0 || (r.worker >= 0 && c.workers[r.worker].inStep(i)) {
+			return
+		}
+		c.records = append(c.records, c.record(i, r))
+		c.retired++
+		if c.retired%reqPage == 0 {
+			c.reqs.pages[(c.retired-1)>>reqPageBits] = nil
+		}
+	}
+}
+
+// record is request i's outcome.
+func (c *cluster) record(i int32, r *reqState) Record {
+	return Record{
+		ID: int(i), Line: r.job.Line, Arrival: r.job.Arrival, Routed: r.routed, Dispatched: r.dispatched, QueueNs: r.queueNs,
+		Worker: int(r.worker), FirstToken: r.firstToken, SecondToken: r.secondToken, End: r.end,
+		InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens,
+		CachedTokens: r.cached, Preemptions: r.preemptions, Status: r.status, HTTPCode: c.httpCode(r.status), Reason: r.reason, Attempts: r.attempts,
+	}
 }
 
 // followUps asks the closed-loop clients for the next request of every
@@ -166,7 +249,7 @@ func (c *cluster) followUps() {
 		}
 		idx := c.reqs.add(newReqState(j))
 		j.ID = int(idx)
-		c.eng.Schedule(j.Arrival, KindFollowUp, idx)
+		c.schedReq(j.Arrival, KindFollowUp, idx)
 	}
 	c.ends = c.ends[:0]
 }
@@ -197,7 +280,7 @@ func (c *cluster) startStep(w *worker) {
 	if w.prof.FLOPPower() {
 		flops = w.prof.StepFLOPs(b)
 	}
-	c.nvml.add(w.id, c.eng.Now()-c.wl.Jobs[0].Arrival, dur, Time(w.prof.HostOverheadNs), flops)
+	c.nvml.add(w.id, c.eng.Now()-c.t0, dur, Time(w.prof.HostOverheadNs), flops)
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Step(w.id, c.eng.Now(), dur, b, len(w.sched), w.kv.Used())
 	}
@@ -253,27 +336,25 @@ func (c *cluster) httpCode(s Status) int {
 }
 
 func (c *cluster) result() (*Result, error) {
-	res := &Result{Records: make([]Record, c.reqs.len()), Workers: make([]WorkerStats, len(c.workers)), Events: c.eng.Processed()}
+	res := &Result{Workers: make([]WorkerStats, len(c.workers)), Events: c.eng.Processed()}
 	if c.reqs.len() > 0 {
-		res.Makespan = c.eng.Now() - c.reqs.at(0).job.Arrival
+		res.Makespan = c.eng.Now() - c.t0
 	}
-	for i := range res.Records {
-		r := c.reqs.at(int32(i))
+	c.retire()
+	if c.retired < c.reqs.len() {
+		ended := c.retired
+		for i := c.retired; i < c.reqs.len(); i++ {
+			if c.reqs.at(int32(i)).status != StatusPending {
+				ended++
+			}
+		}
+		r := c.reqs.at(int32(c.retired))
 		if r.status == StatusPending {
-			return nil, fmt.Errorf("sim: request %d (line %d) never ended: %d of %d requests ended", i, r.job.Line, c.ended, c.reqs.len())
+			return nil, fmt.Errorf("sim: request %d (line %d) never ended: %d of %d requests ended", c.retired, r.job.Line, ended, c.reqs.len())
 		}
-		res.Records[i] = Record{
-			ID: i, Line: r.job.Line, Arrival: r.job.Arrival, Routed: r.routed, Dispatched: r.dispatched, QueueNs: r.queueNs,
-			Worker: int(r.worker), FirstToken: r.firstToken, SecondToken: r.secondToken, End: r.end,
-			InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens,
-			CachedTokens: r.cached, Preemptions: r.preemptions, Status: r.status, HTTPCode: c.httpCode(r.status), Reason: r.reason, Attempts: r.attempts,
-		}
-		if (i+1)%reqPage == 0 {
-			// The page's records are written: a million requests need not
-			// be held twice.
-			c.reqs.pages[i>>reqPageBits] = nil
-		}
+		return nil, fmt.Errorf("sim: request %d (line %d) ended but is still named by %d events after the run", c.retired, r.job.Line, r.events)
 	}
+	res.Records, c.records = c.records, nil
 	for i, w := range c.workers {
 		res.profiles = append(res.profiles, w.prof)
 		w.stats.CacheEvictions = w.kv.Evictions

@@ -20,7 +20,7 @@ func (c *cluster) submit(i int32) {
 	c.reqs.expand(r, c.wl.BlockSize)
 	if t := c.cfg.Router.Timeout; t > 0 {
 		r.deadline = c.eng.Now() + t
-		c.eng.Schedule(r.deadline, KindTimeout, i)
+		c.schedReq(r.deadline, KindTimeout, i)
 	}
 	front := c.cfg.Front()
 	if total := j.InputTokens + j.OutputTokens; total > front.Worker.MaxModelLen {
@@ -34,7 +34,7 @@ func (c *cluster) submit(i int32) {
 		c.route(i)
 		return
 	}
-	c.eng.Schedule(c.eng.Now()+delay, KindRoute, i)
+	c.schedReq(c.eng.Now()+delay, KindRoute, i)
 }
 
 // decide asks the policy about request i and reports the decision.
@@ -103,7 +103,7 @@ func (c *cluster) reject(i int32, s Status, reason string) {
 	r := c.reqs.at(i)
 	if k := len(r.attempts); k < c.cfg.Router.Retries {
 		r.attempts = append(r.attempts, Attempt{At: c.eng.Now(), Status: s, Reason: reason})
-		c.eng.Schedule(c.eng.Now()+retryWait(c.cfg.Router.RetryBackoff, k), KindResend, i)
+		c.schedReq(c.eng.Now()+retryWait(c.cfg.Router.RetryBackoff, k), KindResend, i)
 		return
 	}
 	c.end(i, s, reason)

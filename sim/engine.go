@@ -75,6 +75,14 @@ func (e *Engine) Schedule(at Time, kind Kind, arg int32) {
 	e.q.push(Event{At: at, Seq: e.seq, Kind: kind, Arg: arg})
 }
 
+// Stop ends the run after the event being handled, with err as the
+// reason (the first reason given is kept).
+func (e *Engine) Stop(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
 // Run handles events until none are left, or until an event is refused.
 func (e *Engine) Run(h Handler) {
 	for len(e.q) > 0 && e.err == nil {

@@ -77,11 +77,36 @@ func (j *Job) AppendBlocks(dst []uint64, blockSize int) []uint64 {
 }
 
 // Workload is a trace prepared for one block size; it is read-only and can
-// be shared by concurrent runs.
+// be shared by concurrent runs. Its jobs are either held (Jobs) or read
+// as a run reaches them (Stream), for traces larger than memory.
 type Workload struct {
 	Name      string
 	BlockSize int
 	Jobs      []Job
+	// Stream, if set (and Jobs nil), opens the jobs afresh for each run:
+	// the run takes a job from it when the previous one arrives, so only
+	// requests in flight are held.
+	Stream func() (JobStream, error)
+	// StreamLen is the number of jobs Stream yields.
+	StreamLen int
+}
+
+// Len is the number of jobs.
+func (w *Workload) Len() int {
+	if w.Stream != nil && w.Jobs == nil {
+		return w.StreamLen
+	}
+	return len(w.Jobs)
+}
+
+// JobStream yields a workload's jobs in arrival order, one at a time.
+type JobStream interface {
+	// Next returns the next job (its ID the index in the stream), or false
+	// at the end or after an error (Err says which).
+	Next() (*Job, bool)
+	Err() error
+	// Close releases the stream's file; a run closes it when it ends.
+	Close() error
 }
 
 // TraceBlockTokens is the token count of one block of a Mooncake trace's

@@ -26,6 +26,7 @@ type reqState struct {
 	committed   int   // leading blocks made findable in the cache
 	isl, osl    int32 // the job's input and output tokens (no pointer chase)
 	worker      int32
+	events      int32 // scheduled events that name this request
 	status      Status
 	table       []int32  // KV blocks, in token order
 	blocks      []uint64 // the job's block hashes (expanded on arrival)
