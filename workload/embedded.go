@@ -53,32 +53,40 @@ func Read(nameOrPath string, f Filter) (*Trace, error) {
 }
 
 func open(nameOrPath string, sel func(Request) (bool, bool)) (*Trace, error) {
-	if file, ok := embedded[nameOrPath]; ok {
-		f, err := traceFS.Open(file)
-		if err != nil {
-			panic("workload: embedded trace missing: " + err.Error())
-		}
-		defer f.Close()
-		return readMaybeGzip(f, "embedded:"+nameOrPath, true, sel)
-	}
-	f, err := os.Open(nameOrPath)
+	r, name, closeFn, err := openTrace(nameOrPath)
 	if err != nil {
-		return nil, fmt.Errorf("trace %q: %w (embedded traces: %s)", nameOrPath, err, strings.Join(EmbeddedNames(), ", "))
+		return nil, err
 	}
-	defer f.Close()
-	return readMaybeGzip(f, nameOrPath, strings.HasSuffix(nameOrPath, ".gz"), sel)
+	defer closeFn()
+	return readMooncake(r, name, sel)
 }
 
-func readMaybeGzip(r io.Reader, name string, gz bool, sel func(Request) (bool, bool)) (*Trace, error) {
-	if gz {
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return nil, &inputerr.Error{File: name, Msg: "not a gzip file: " + err.Error()}
+// openTrace opens a trace by embedded name or path for reading, through a
+// gzip reader if it is compressed; name labels its errors.
+func openTrace(nameOrPath string) (r io.Reader, name string, closeFn func() error, err error) {
+	var f io.ReadCloser
+	gz := strings.HasSuffix(nameOrPath, ".gz")
+	name = nameOrPath
+	if file, ok := embedded[nameOrPath]; ok {
+		if f, err = traceFS.Open(file); err != nil {
+			panic("workload: embedded trace missing: " + err.Error())
 		}
-		defer zr.Close()
-		r = zr
+		name, gz = "embedded:"+nameOrPath, true
+	} else if f, err = os.Open(nameOrPath); err != nil {
+		return nil, "", nil, fmt.Errorf("trace %q: %w (embedded traces: %s)", nameOrPath, err, strings.Join(EmbeddedNames(), ", "))
 	}
-	return readMooncake(r, name, sel)
+	if !gz {
+		return f, name, f.Close, nil
+	}
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, "", nil, &inputerr.Error{File: name, Msg: "not a gzip file: " + err.Error()}
+	}
+	return zr, name, func() error {
+		zr.Close()
+		return f.Close()
+	}, nil
 }
 
 // IsEmbedded says whether name is one of the embedded traces.

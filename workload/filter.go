@@ -106,7 +106,11 @@ func (t *Trace) finish(f Filter) (*Trace, error) {
 	}
 	base := t.Requests[0].ArrivalNs
 	for i := range t.Requests {
-		t.Requests[i].ArrivalNs = int64(math.Round(float64(t.Requests[i].ArrivalNs-base) / scale))
+		a, ok := retime(t.Requests[i].ArrivalNs, base, scale)
+		if !ok {
+			return nil, inputerr.Fieldf("rate_scale", "%g puts %s's request %d at %.3g s, past the %g s horizon", f.RateScale, t.Name, i+1, float64(t.Requests[i].ArrivalNs-base)/scale/1e9, float64(HorizonS))
+		}
+		t.Requests[i].ArrivalNs = a
 	}
 	if f.Repeat > 1 {
 		if err := t.repeat(f.Repeat); err != nil {
@@ -122,6 +126,17 @@ func (t *Trace) finish(f Filter) (*Trace, error) {
 		}
 	}
 	return t, nil
+}
+
+// retime is a recorded arrival ns re-timed: base (the first kept
+// arrival) becomes 0 and the rate is multiplied by scale. It reports false
+// past the horizon, before the nanosecond count could overflow.
+func retime(ns, base int64, scale float64) (int64, bool) {
+	a := math.Round(float64(ns-base) / scale)
+	if a > HorizonS*1e9 {
+		return 0, false
+	}
+	return int64(a), true
 }
 
 // repeat appends k−1 shifted copies of the requests: copy c arrives

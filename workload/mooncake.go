@@ -71,36 +71,16 @@ func ReadMooncake(r io.Reader, name string) (*Trace, error) {
 // request can be kept; sel (nil = keep all) chooses the requests kept.
 // Lines after the stop are not read, so not checked.
 func readMooncake(r io.Reader, name string, sel func(Request) (keep, done bool)) (*Trace, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	lr := newLineReader(r, name)
 	t := &Trace{Name: name}
-	var prevTs float64
-	lastTs := map[string]float64{} // per session: the previous turn's timestamp
-	line, parsed := 0, 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		req, ts, err := parseMooncakeLine(b, name, line)
+	for {
+		req, ok, err := lr.next()
 		if err != nil {
 			return nil, err
 		}
-		if parsed > 0 && ts < prevTs {
-			return nil, &inputerr.Error{File: name, Line: line, Field: "timestamp", Msg: fmt.Sprintf("%g ms is earlier than the previous line's %g ms (timestamps must not decrease)", ts, prevTs)}
+		if !ok {
+			break
 		}
-		prevTs = ts
-		if req.Session != "" {
-			if last, ok := lastTs[req.Session]; ok && req.DelayNs < 0 {
-				req.DelayNs = int64(math.Round((ts - last) * 1e6))
-			}
-			lastTs[req.Session] = ts
-		}
-		if req.DelayNs < 0 {
-			req.DelayNs = 0
-		}
-		parsed++
 		if sel != nil {
 			keep, done := sel(req)
 			if done {
@@ -112,16 +92,65 @@ func readMooncake(r io.Reader, name string, sel func(Request) (keep, done bool))
 		}
 		t.Requests = append(t.Requests, req)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &inputerr.Error{File: name, Line: line + 1, Field: "", Msg: fmt.Sprintf("line longer than %d bytes", maxLineBytes)}
-		}
-		return nil, &inputerr.Error{File: name, Line: line, Field: "", Msg: err.Error()}
-	}
-	if parsed == 0 {
+	if lr.parsed == 0 {
 		return nil, &inputerr.Error{File: name, Line: 0, Field: "", Msg: "trace has no requests"}
 	}
 	return t, nil
+}
+
+// lineReader parses a Mooncake JSONL trace one request at a time,
+// checking the order of timestamps and deriving session delays.
+type lineReader struct {
+	sc     *bufio.Scanner
+	name   string
+	line   int // lines read
+	parsed int // requests parsed
+	prevTs float64
+	lastTs map[string]float64 // per session: the previous turn's timestamp
+}
+
+func newLineReader(r io.Reader, name string) *lineReader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	return &lineReader{sc: sc, name: name, lastTs: map[string]float64{}}
+}
+
+// next returns the next request, or false at the end of the input; a
+// line that is not a valid request is an error naming it.
+func (lr *lineReader) next() (Request, bool, error) {
+	for lr.sc.Scan() {
+		lr.line++
+		b := bytes.TrimSpace(lr.sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		req, ts, err := parseMooncakeLine(b, lr.name, lr.line)
+		if err != nil {
+			return Request{}, false, err
+		}
+		if lr.parsed > 0 && ts < lr.prevTs {
+			return Request{}, false, &inputerr.Error{File: lr.name, Line: lr.line, Field: "timestamp", Msg: fmt.Sprintf("%g ms is earlier than the previous line's %g ms (timestamps must not decrease)", ts, lr.prevTs)}
+		}
+		lr.prevTs = ts
+		if req.Session != "" {
+			if last, ok := lr.lastTs[req.Session]; ok && req.DelayNs < 0 {
+				req.DelayNs = int64(math.Round((ts - last) * 1e6))
+			}
+			lr.lastTs[req.Session] = ts
+		}
+		if req.DelayNs < 0 {
+			req.DelayNs = 0
+		}
+		lr.parsed++
+		return req, true, nil
+	}
+	if err := lr.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return Request{}, false, &inputerr.Error{File: lr.name, Line: lr.line + 1, Field: "", Msg: fmt.Sprintf("line longer than %d bytes", maxLineBytes)}
+		}
+		return Request{}, false, &inputerr.Error{File: lr.name, Line: lr.line, Field: "", Msg: err.Error()}
+	}
+	return Request{}, false, nil
 }
 
 func parseMooncakeLine(b []byte, name string, line int) (Request, float64, error) {

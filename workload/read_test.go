@@ -92,3 +92,15 @@ func TestRepeat(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRefusesARateThatOverflows: a rate scale that puts an arrival
+// beyond int64 nanoseconds is a rate_scale error, not a negative arrival.
+func TestReadRefusesARateThatOverflows(t *testing.T) {
+	good := `{"timestamp": 0, "input_length": 10, "output_length": 2, "hash_ids": [1]}` + "\n"
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(p, []byte(good+`{"timestamp": 1e11, "input_length": 10, "output_length": 2, "hash_ids": [1]}`+"\n"), 0o644)
+	tr, err := Read(p, Filter{RateScale: 1e-6})
+	if err == nil || !strings.Contains(err.Error(), "rate_scale") {
+		t.Errorf("error %v (arrivals %v), want a rate_scale error", err, tr)
+	}
+}

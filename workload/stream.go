@@ -1,0 +1,210 @@
+package workload
+
+import (
+	"fmt"
+
+	"github.com/routesim/routesim/internal/inputerr"
+	"github.com/routesim/routesim/sim"
+)
+
+// Stream prepares a trace for replay without holding it: the workload's
+// jobs are read from the file as a run reaches their arrivals, so a
+// trace larger than memory replays in memory proportional to the
+// requests in flight (and the run's records). The jobs are the ones
+// Prepare(Read(nameOrPath, f), blockSize) holds, byte for byte.
+//
+// Stream first reads the selection once, checking every line and
+// measuring what re-timing and Repeat need, so a bad line fails before
+// any simulation. Sessions are refused: their turns follow each other's
+// completions, which needs the whole trace at hand.
+func Stream(nameOrPath string, f Filter, blockSize int) (*sim.Workload, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	if err := sim.CheckBlockSize(blockSize); err != nil {
+		return nil, err
+	}
+	plan, err := planStream(nameOrPath, f)
+	if err != nil {
+		return nil, err
+	}
+	return &sim.Workload{
+		Name: plan.name, BlockSize: blockSize, StreamLen: plan.n * plan.copies,
+		Stream: func() (sim.JobStream, error) {
+			return &jobStream{plan: plan, blockSize: blockSize}, nil
+		},
+	}, nil
+}
+
+// streamPlan is what one pass over a trace's selection tells: how many
+// requests, how to re-time them, and how copies are offset.
+type streamPlan struct {
+	path   string
+	name   string
+	f      Filter
+	n      int     // requests selected
+	base   int64   // the first one's recorded arrival (ns)
+	scale  float64 // rate scale
+	copies int
+	period int64 // arrival offset between copies (ns)
+	idStep int64 // hash-id offset between copies
+}
+
+func planStream(nameOrPath string, f Filter) (*streamPlan, error) {
+	r, name, closeFn, err := openTrace(nameOrPath)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	p := &streamPlan{path: nameOrPath, name: name, f: f, scale: f.RateScale, copies: max(f.Repeat, 1)}
+	if p.scale == 0 {
+		p.scale = 1
+	}
+	lr := newLineReader(r, name)
+	sel := f.selector()
+	var last, maxID int64
+	for {
+		req, ok, err := lr.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		keep, done := sel(req)
+		if done {
+			break
+		}
+		if !keep {
+			continue
+		}
+		if req.Session != "" {
+			return nil, &inputerr.Error{File: name, Line: req.Line, Field: "session_id",
+				Msg: "a streamed trace is replayed open-loop, but this line belongs to a session, whose turns wait for each other's answers (replay it without streaming)"}
+		}
+		if p.n == 0 {
+			p.base = req.ArrivalNs
+		}
+		p.n++
+		if last, ok = retime(req.ArrivalNs, p.base, p.scale); !ok {
+			return nil, inputerr.Fieldf("rate_scale", "%g puts %s's request %d at %.3g s, past the %g s horizon", f.RateScale, name, p.n, float64(req.ArrivalNs-p.base)/p.scale/1e9, float64(HorizonS))
+		}
+		for _, id := range req.HashIDs {
+			maxID = max(maxID, id)
+		}
+	}
+	if lr.parsed == 0 {
+		return nil, &inputerr.Error{File: name, Line: 0, Field: "", Msg: "trace has no requests"}
+	}
+	if p.n == 0 {
+		return nil, fmt.Errorf("%s: no requests left after filters (`max_isl` %d, `skip` %d, `first` %d)", name, f.MaxISL, f.Skip, f.First)
+	}
+	if p.copies > 1 {
+		k := p.copies
+		if p.n*k > MaxRequests || p.n*k < 0 {
+			return nil, inputerr.Fieldf("repeat", "%d copies of %d requests exceed %d requests", k, p.n, MaxRequests)
+		}
+		gap := int64(0)
+		if p.n > 1 {
+			gap = last / int64(p.n-1)
+		}
+		p.period, p.idStep = last+gap, maxID+1
+		if p.period > 0 && int64(k-1) > int64(HorizonS*1e9)/p.period+1 {
+			return nil, inputerr.Fieldf("repeat", "%d copies of %s (%.3g s each) run past the %g s horizon", k, name, float64(p.period)/1e9, float64(HorizonS))
+		}
+		if end := last + int64(k-1)*p.period; float64(end) > HorizonS*1e9 {
+			return nil, inputerr.Fieldf("repeat", "%d copies at rate scale %g put %s's request %d at %.3g s, past the %g s horizon", k, p.scale, name, p.n*k, float64(end)/1e9, float64(HorizonS))
+		}
+	}
+	return p, nil
+}
+
+// jobStream reads a planned selection copy by copy, re-opening the trace
+// for each, and prepares its jobs in chunks that the run's request
+// pages outlive.
+type jobStream struct {
+	plan      *streamPlan
+	blockSize int
+	copy      int // the copy being read
+	lr        *lineReader
+	sel       func(Request) (bool, bool)
+	closeFn   func() error
+	next      int // jobs yielded
+	jobs      []sim.Job
+	backing   []uint64
+	err       error
+}
+
+// streamChunk is how many jobs (and, in units of 8 bytes, chain hashes)
+// one allocation holds.
+const streamChunk = 1024
+
+func (s *jobStream) Next() (*sim.Job, bool) {
+	for s.err == nil && s.copy < s.plan.copies {
+		if s.lr == nil {
+			r, _, closeFn, err := openTrace(s.plan.path)
+			if err != nil {
+				s.err = err
+				break
+			}
+			s.lr, s.closeFn, s.sel = newLineReader(r, s.plan.name), closeFn, s.plan.f.selector()
+		}
+		req, ok, err := s.lr.next()
+		if err != nil {
+			s.err = err
+			break
+		}
+		done := !ok
+		keep := false
+		if ok {
+			keep, done = s.sel(req)
+		}
+		if done {
+			s.Close()
+			s.copy++
+			continue
+		}
+		if !keep {
+			continue
+		}
+		return s.job(req), true
+	}
+	s.Close()
+	return nil, false
+}
+
+// job prepares request req of the current copy.
+func (s *jobStream) job(req Request) *sim.Job {
+	c := int64(s.copy)
+	a, _ := retime(req.ArrivalNs, s.plan.base, s.plan.scale) // checked by the plan
+	req.ArrivalNs = a + c*s.plan.period
+	if c > 0 {
+		ids := make([]int64, len(req.HashIDs))
+		for i, id := range req.HashIDs {
+			ids[i] = id + c*s.plan.idStep
+		}
+		req.HashIDs = ids
+	}
+	if len(s.jobs) == cap(s.jobs) {
+		s.jobs = make([]sim.Job, 0, streamChunk)
+	}
+	if cap(s.backing)-len(s.backing) < len(req.HashIDs) {
+		s.backing = make([]uint64, 0, max(streamChunk*16, len(req.HashIDs)))
+	}
+	var j sim.Job
+	s.backing, j = prepareJob(s.backing, req, s.next, s.blockSize)
+	s.next++
+	s.jobs = append(s.jobs, j)
+	return &s.jobs[len(s.jobs)-1]
+}
+
+func (s *jobStream) Err() error { return s.err }
+
+func (s *jobStream) Close() error {
+	if s.closeFn == nil {
+		return nil
+	}
+	err := s.closeFn()
+	s.lr, s.closeFn = nil, nil
+	return err
+}
