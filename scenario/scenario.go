@@ -41,6 +41,9 @@ type Spec struct {
 	// Repeat replays the selected requests this many times back to back,
 	// each copy with its own prompts (0 or 1 = once).
 	Repeat int `json:"repeat,omitempty"`
+	// Stream reads the trace as a run reaches each request instead of
+	// holding it (run --stream; workload.Stream).
+	Stream bool `json:"-"`
 
 	N       int    `json:"n"`
 	Policy  string `json:"policy"`
@@ -133,6 +136,9 @@ func (s *Spec) Validate() error {
 	}
 	if err := s.filter().Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if s.Stream && s.Workload != "trace" && s.Workload != "" {
+		errs = append(errs, inputerr.Fieldf("stream", "streams a trace: it has no effect with workload %q", s.Workload))
 	}
 	switch s.Workload {
 	case "trace", "":
@@ -339,6 +345,12 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	}
 	built := &Built{Config: cfg, Deploy: dep, Profile: prof, Entry: entry, spec: *s}
 	if s.Workload == "sessions" {
+		return built, nil
+	}
+	if s.Stream {
+		if built.Work, err = workload.Stream(s.Trace, s.filter(), wc.BlockSize); err != nil {
+			return nil, &InputError{err}
+		}
 		return built, nil
 	}
 	var tr *workload.Trace

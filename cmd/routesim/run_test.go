@@ -106,6 +106,49 @@ func TestRunWritesOutputsDeterministically(t *testing.T) {
 	}
 }
 
+// TestRunStreamWritesWhatAHeldRunWrites: --stream changes how the trace
+// is read, not one byte of any output (besides the command line).
+func TestRunStreamWritesWhatAHeldRunWrites(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"run", "--trace", "arxiv-window", "--skip", "40", "--first", "300", "--n", "4", "--policy", "kv",
+		"--rate-scale", "2", "--repeat", "2", "--seed", "3"}
+	for _, mode := range []string{"held", "streamed"} {
+		a := append(append([]string(nil), args...), "--out", filepath.Join(dir, mode))
+		if mode == "streamed" {
+			a = append(a, "--stream")
+		}
+		if _, _, err := runCLI(a...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"requests.csv", "summary.csv", "summary.json", "profile_export.jsonl", "nvml.csv"} {
+		a, err := os.ReadFile(filepath.Join(dir, "held", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "streamed", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between a held and a streamed run", f)
+		}
+	}
+	var m struct{ Trace traceInfo }
+	for _, mode := range []string{"held", "streamed"} {
+		b, _ := os.ReadFile(filepath.Join(dir, mode, "manifest.json"))
+		var got struct{ Trace traceInfo }
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if mode == "held" {
+			m = got
+		} else if got != m {
+			t.Errorf("manifest trace %+v streamed, %+v held", got.Trace, m.Trace)
+		}
+	}
+}
+
 func TestRunBadInput(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -146,6 +189,8 @@ func TestRunBadInput(t *testing.T) {
 		{"bad profile", []string{"--profile", badProfile}, "profile.json", 2},
 		{"several problems at once", []string{"--gpu", "B300", "--policy", "x"}, "--policy", 2},
 		{"stray argument", []string{"extra"}, "unexpected arguments", 2},
+		{"streamed malformed line", []string{"--trace", malformed, "--stream"}, "malformed.jsonl:2: malformed JSON", 1},
+		{"streamed sessions", []string{"--workload", "sessions", "--stream"}, "stream", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))

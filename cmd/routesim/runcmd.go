@@ -31,6 +31,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json, profile_export.jsonl, nvml.csv and manifest.json to this directory")
 	decisions := fs.String("trace-decisions", "", "write every routing decision (reason, per-worker scores) to this file as JSON lines")
 	startTime := fs.String("start-time", defaultStartTime, "wall-clock instant of simulated time 0 in the outputs' timestamps (nvml.csv, AIPerf exports): RFC 3339, or now; the fixed default keeps outputs byte-identical")
+	fs.BoolVar(&f.Stream, "stream", false, "read the trace as the run reaches each request instead of holding it, so traces larger than memory replay (memory follows the requests in flight and the records; a trace with session_id lines needs the whole trace and is refused)")
 	draws := fs.Int("uncertainty", 0, "also run K coefficient sets drawn from the profile's posterior (same seed) and report each statistic's 10–90 % band (0 = off)")
 	showAliases(fs)
 	fs.Usage = func() {
@@ -66,7 +67,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	st.Config.NVML.Series = *out != "" // nvml.csv and the AIPerf telemetry need every sample
 	if st.Work != nil {
-		tuneGC(len(st.Work.Jobs), gogcSet())
+		tuneGC(st.Work.Len(), gogcSet())
 	}
 	res, pop, err := st.Run(f.Seed, pol)
 	if err == nil && trace != nil {
@@ -205,9 +206,12 @@ func (o runOutputs) write(f *scenario.Spec, st *scenario.Built, res *sim.Result,
 		return err
 	}
 	ti := traceInfo{Name: "sessions", Requests: len(res.Records)}
-	if st.Work != nil {
+	if st.Work != nil && st.Work.Jobs != nil {
 		jobs := st.Work.Jobs
 		ti = traceInfo{st.Work.Name, len(jobs), int64(jobs[len(jobs)-1].Arrival - jobs[0].Arrival)}
+	} else if st.Work != nil { // streamed: every record is a trace line, in order
+		recs := res.Records
+		ti = traceInfo{st.Work.Name, len(recs), int64(recs[len(recs)-1].Arrival - recs[0].Arrival)}
 	}
 	m := manifest{
 		Tool: "routesim", Version: Version, Command: o.command, StartTime: o.start.Format(time.RFC3339Nano), Flags: f,
