@@ -2,6 +2,9 @@ package workload
 
 import (
 	"bytes"
+	"io"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/routesim/routesim/internal/inputerr"
@@ -31,6 +34,43 @@ func FuzzMooncakeReader(f *testing.F) {
 				t.Fatalf("request %d: %d hash ids for %d tokens", i, len(r.HashIDs), r.InputTokens)
 			}
 			prev = r.ArrivalNs
+		}
+	})
+}
+
+// FuzzStream: on any input and filter, Stream either refuses what Read
+// refuses (or a session, which only a held trace can replay), or yields
+// exactly the jobs Prepare(Read(...)) holds.
+func FuzzStream(f *testing.F) {
+	f.Add([]byte(good), uint8(0), uint8(0), uint8(1))
+	f.Add([]byte(`{"timestamp": 0, "input_length": 1024, "output_length": 3, "hash_ids": [1, 2]}`+"\n"+`{"timestamp": 5, "input_length": 600, "output_length": 3, "hash_ids": [1, 9]}`), uint8(1), uint8(1), uint8(3))
+	f.Add([]byte(`{"timestamp": 0, "input_length": 10, "output_length": 3, "hash_ids": [1], "session_id": "s"}`), uint8(0), uint8(0), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, skip, first, repeat uint8) {
+		flt := Filter{Skip: int(skip % 4), First: int(first % 5), Repeat: int(repeat % 4), RateScale: 1}
+		open := func() (io.Reader, string, func() error, error) {
+			return bytes.NewReader(data), "fuzz", func() error { return nil }, nil
+		}
+		wl, serr := stream(open, flt, 16)
+		tr, rerr := readMooncake(bytes.NewReader(data), "fuzz", flt.selector()) // Read's body
+		if rerr == nil {
+			tr, rerr = tr.finish(flt)
+		}
+		if serr != nil {
+			if rerr == nil && !strings.Contains(serr.Error(), "session_id") {
+				t.Fatalf("Stream refused (%v) what Read accepts", serr)
+			}
+			return
+		}
+		if rerr != nil {
+			t.Fatalf("Stream accepted what Read refuses (%v)", rerr)
+		}
+		want, err := Prepare(tr, 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := drain(t, wl)
+		if err != nil || !reflect.DeepEqual(got, want.Jobs) || wl.Len() != len(want.Jobs) {
+			t.Fatalf("streamed %d jobs (error %v), Prepare(Read) holds %d", len(got), err, len(want.Jobs))
 		}
 	})
 }

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/routesim/routesim/internal/inputerr"
 	"github.com/routesim/routesim/sim"
@@ -24,7 +25,15 @@ func Stream(nameOrPath string, f Filter, blockSize int) (*sim.Workload, error) {
 	if err := sim.CheckBlockSize(blockSize); err != nil {
 		return nil, err
 	}
-	plan, err := planStream(nameOrPath, f)
+	return stream(func() (io.Reader, string, func() error, error) { return openTrace(nameOrPath) }, f, blockSize)
+}
+
+// opener opens a trace for one pass: its reader, the name its errors
+// carry, and how to close it.
+type opener func() (io.Reader, string, func() error, error)
+
+func stream(open opener, f Filter, blockSize int) (*sim.Workload, error) {
+	plan, err := planStream(open, f)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +48,7 @@ func Stream(nameOrPath string, f Filter, blockSize int) (*sim.Workload, error) {
 // streamPlan is what one pass over a trace's selection tells: how many
 // requests, how to re-time them, and how copies are offset.
 type streamPlan struct {
-	path   string
+	open   opener
 	name   string
 	f      Filter
 	n      int     // requests selected
@@ -50,13 +59,13 @@ type streamPlan struct {
 	idStep int64 // hash-id offset between copies
 }
 
-func planStream(nameOrPath string, f Filter) (*streamPlan, error) {
-	r, name, closeFn, err := openTrace(nameOrPath)
+func planStream(open opener, f Filter) (*streamPlan, error) {
+	r, name, closeFn, err := open()
 	if err != nil {
 		return nil, err
 	}
 	defer closeFn()
-	p := &streamPlan{path: nameOrPath, name: name, f: f, scale: f.RateScale, copies: max(f.Repeat, 1)}
+	p := &streamPlan{open: open, name: name, f: f, scale: f.RateScale, copies: max(f.Repeat, 1)}
 	if p.scale == 0 {
 		p.scale = 1
 	}
@@ -142,7 +151,7 @@ const streamChunk = 1024
 func (s *jobStream) Next() (*sim.Job, bool) {
 	for s.err == nil && s.copy < s.plan.copies {
 		if s.lr == nil {
-			r, _, closeFn, err := openTrace(s.plan.path)
+			r, _, closeFn, err := s.plan.open()
 			if err != nil {
 				s.err = err
 				break
