@@ -64,3 +64,37 @@ func TestStreamsAreIndependentAndSeeded(t *testing.T) {
 		t.Error("different name or seed gave the same first draw")
 	}
 }
+
+// TestEngineOrderUnderRandomLoad: events scheduled at random (many at
+// equal times and kinds, some while others fire) come out sorted by
+// (At, Kind, Seq), whatever the heap's shape.
+func TestEngineOrderUnderRandomLoad(t *testing.T) {
+	rng := Stream(3, "test")
+	var e Engine
+	var got recorder
+	h := handlerFunc(func(ev Event) {
+		got = append(got, ev)
+		if len(got) < 20000 && rng.IntN(3) > 0 {
+			for k := rng.IntN(3); k >= 0; k-- {
+				e.Schedule(ev.At+1+Time(rng.IntN(5)), Kind(rng.IntN(4)), int32(len(got)))
+			}
+		}
+	})
+	for i := 0; i < 600; i++ {
+		e.Schedule(Time(rng.IntN(50)), Kind(rng.IntN(4)), int32(i))
+	}
+	e.Run(h)
+	for i := 1; i < len(got); i++ {
+		a, b := got[i-1], got[i]
+		if a.At > b.At || (a.At == b.At && (a.Kind > b.Kind || (a.Kind == b.Kind && a.Seq > b.Seq))) {
+			t.Fatalf("event %d %+v fired after %+v", i, b, a)
+		}
+	}
+	if len(got) < 5000 {
+		t.Fatalf("only %d events: the test did not load the queue", len(got))
+	}
+}
+
+type handlerFunc func(Event)
+
+func (f handlerFunc) Handle(e Event) { f(e) }

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"testing"
 
 	. "github.com/routesim/routesim/sim"
@@ -41,14 +42,18 @@ func (s *stepper) Handle(e Event) {
 	}
 }
 
-// BenchmarkEventLoop is the engine's cost per event with eight workers'
-// step ends in the queue.
+// BenchmarkEventLoop is the engine's cost per event with N workers' step
+// ends in the queue (a replay keeps about one event per busy worker).
 func BenchmarkEventLoop(b *testing.B) {
-	var eng Engine
-	s := &stepper{eng: &eng, left: b.N}
-	for w := int32(0); w < 8; w++ {
-		eng.Schedule(Time(w), 5, w)
+	for _, n := range []int32{8, 512, 4096} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			var eng Engine
+			s := &stepper{eng: &eng, left: b.N}
+			for w := int32(0); w < n; w++ {
+				eng.Schedule(Time(w), 5, w)
+			}
+			b.ResetTimer()
+			eng.Run(s)
+		})
 	}
-	b.ResetTimer()
-	eng.Run(s)
 }
