@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/goccy/go-json v0.12.0
 	github.com/spf13/pflag v1.1.0
 	golang.org/x/sync v0.22.0
 	gonum.org/v1/gonum v0.17.0
@@ -20,7 +21,6 @@ require (
 	github.com/apache/thrift v0.24.0 // indirect
 	github.com/campoy/embedmd v1.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
 	github.com/google/uuid v1.6.0 // indirect

@@ -2,10 +2,13 @@ package workload
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"reflect"
 	"strings"
 	"testing"
+
+	gojson "github.com/goccy/go-json"
 
 	"github.com/routesim/routesim/internal/inputerr"
 )
@@ -73,4 +76,33 @@ func FuzzStream(f *testing.F) {
 			t.Fatalf("streamed %d jobs (error %v), Prepare(Read) holds %d", len(got), err, len(want.Jobs))
 		}
 	})
+}
+
+// FuzzDecodeLineAgrees: whatever line goccy/go-json accepts (the fast
+// path of decodeLine), encoding/json accepts too and decodes to the same
+// fields, so the fast path never changes what a trace means.
+func FuzzDecodeLineAgrees(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte(`{"timestamp": 1.5e3, "input_length": 1024, "output_length": 3, "hash_ids": [1, 2], "session_id": 7, "delay": 0.25}`))
+	f.Add([]byte(`{"timestamp": 0, "input_length": 10, "output_length": 3, "hash_ids": [1], "session_id": "s\u00e9", "extra": {"a": [1, {"b": null}]}}`))
+	f.Add([]byte(`{"timestamp": 0, "TIMESTAMP": 5, "input_length": 10.0, "hash_ids": [1,]}`))
+	f.Add([]byte(`{"timestamp": 0, "TIMESTAMP": 5, "Input_Length": 10, "output_length": 1, "hash_ids": [1], "hash_ids": [2, 3]}`))
+	f.Add([]byte(`{"timestamp": null, "input_length": 1e2, "output_length": -0, "hash_ids": null, "session_id": [1]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var fast, std mooncakeLine
+		if gojson.Unmarshal(b, &fast) != nil {
+			return // decodeLine falls back to encoding/json
+		}
+		if err := json.Unmarshal(b, &std); err != nil {
+			t.Fatalf("goccy accepted %q, encoding/json refuses it: %v", b, err)
+		}
+		if !reflect.DeepEqual(fast, std) {
+			t.Fatalf("%q decodes differently: goccy %s, encoding/json %s", b, show(fast), show(std))
+		}
+	})
+}
+
+func show(m mooncakeLine) string {
+	b, _ := json.Marshal(m)
+	return string(b)
 }
