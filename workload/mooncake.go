@@ -76,21 +76,12 @@ func readMooncake(r io.Reader, name string, sel func(Request) (keep, done bool))
 	lr := newLineReader(r, name)
 	t := &Trace{Name: name}
 	for {
-		req, ok, err := lr.next()
+		req, ok, err := lr.nextSelected(sel)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			break
-		}
-		if sel != nil {
-			keep, done := sel(req)
-			if done {
-				break
-			}
-			if !keep {
-				continue
-			}
 		}
 		t.Requests = append(t.Requests, req)
 	}
@@ -115,6 +106,28 @@ func newLineReader(r io.Reader, name string) *lineReader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
 	return &lineReader{sc: sc, name: name, lastTs: map[string]float64{}}
+}
+
+// nextSelected returns the next request sel keeps (nil sel keeps every
+// one), or false at the end of the input or once sel says no later
+// request can be kept.
+func (lr *lineReader) nextSelected(sel func(Request) (keep, done bool)) (Request, bool, error) {
+	for {
+		req, ok, err := lr.next()
+		if err != nil || !ok {
+			return Request{}, false, err
+		}
+		if sel == nil {
+			return req, true, nil
+		}
+		keep, done := sel(req)
+		if done {
+			return Request{}, false, nil
+		}
+		if keep {
+			return req, true, nil
+		}
+	}
 }
 
 // next returns the next request, or false at the end of the input; a

@@ -73,19 +73,12 @@ func planStream(open opener, f Filter) (*streamPlan, error) {
 	sel := f.selector()
 	var last, maxID int64
 	for {
-		req, ok, err := lr.next()
+		req, ok, err := lr.nextSelected(sel)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			break
-		}
-		keep, done := sel(req)
-		if done {
-			break
-		}
-		if !keep {
-			continue
 		}
 		if req.Session != "" {
 			return nil, &inputerr.Error{File: name, Line: req.Line, Field: "session_id",
@@ -158,22 +151,14 @@ func (s *jobStream) Next() (*sim.Job, bool) {
 			}
 			s.lr, s.closeFn, s.sel = newLineReader(r, s.plan.name), closeFn, s.plan.f.selector()
 		}
-		req, ok, err := s.lr.next()
+		req, ok, err := s.lr.nextSelected(s.sel)
 		if err != nil {
 			s.err = err
 			break
 		}
-		done := !ok
-		keep := false
-		if ok {
-			keep, done = s.sel(req)
-		}
-		if done {
+		if !ok { // this copy is read: the next one
 			s.Close()
 			s.copy++
-			continue
-		}
-		if !keep {
 			continue
 		}
 		return s.job(req), true
