@@ -342,15 +342,9 @@ func (c *cluster) result() (*Result, error) {
 	}
 	c.retire()
 	if c.retired < c.reqs.len() {
-		ended := c.retired
-		for i := c.retired; i < c.reqs.len(); i++ {
-			if c.reqs.at(int32(i)).status != StatusPending {
-				ended++
-			}
-		}
 		r := c.reqs.at(int32(c.retired))
 		if r.status == StatusPending {
-			return nil, fmt.Errorf("sim: request %d (line %d) never ended: %d of %d requests ended", c.retired, r.job.Line, ended, c.reqs.len())
+			return nil, fmt.Errorf("sim: request %d (line %d) never ended: %d of %d requests ended", c.retired, r.job.Line, c.ended, c.reqs.len())
 		}
 		return nil, fmt.Errorf("sim: request %d (line %d) ended but is still named by %d events after the run", c.retired, r.job.Line, r.events)
 	}

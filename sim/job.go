@@ -87,8 +87,10 @@ type Workload struct {
 	// the run takes a job from it when the previous one arrives, so only
 	// requests in flight are held.
 	Stream func() (JobStream, error)
-	// StreamLen is the number of jobs Stream yields.
-	StreamLen int
+	// StreamLen is the number of jobs Stream yields, and StreamSpan the
+	// time from the first one's arrival to the last one's.
+	StreamLen  int
+	StreamSpan Time
 }
 
 // Len is the number of jobs.
@@ -97,6 +99,17 @@ func (w *Workload) Len() int {
 		return w.StreamLen
 	}
 	return len(w.Jobs)
+}
+
+// Span is the time from the first job's arrival to the last one's.
+func (w *Workload) Span() Time {
+	if w.Stream != nil && w.Jobs == nil {
+		return w.StreamSpan
+	}
+	if len(w.Jobs) == 0 {
+		return 0
+	}
+	return w.Jobs[len(w.Jobs)-1].Arrival - w.Jobs[0].Arrival
 }
 
 // JobStream yields a workload's jobs in arrival order, one at a time.

@@ -72,7 +72,7 @@ func FuzzStream(f *testing.F) {
 			t.Fatal(err)
 		}
 		got, err := drain(t, wl)
-		if err != nil || !reflect.DeepEqual(got, want.Jobs) || wl.Len() != len(want.Jobs) {
+		if err != nil || !reflect.DeepEqual(got, want.Jobs) || wl.Len() != len(want.Jobs) || wl.Span() != want.Span() {
 			t.Fatalf("streamed %d jobs (error %v), Prepare(Read) holds %d", len(got), err, len(want.Jobs))
 		}
 	})

@@ -39,6 +39,7 @@ func stream(open opener, f Filter, blockSize int) (*sim.Workload, error) {
 	}
 	return &sim.Workload{
 		Name: plan.name, BlockSize: blockSize, StreamLen: plan.n * plan.copies,
+		StreamSpan: sim.Time(plan.last + int64(plan.copies-1)*plan.period),
 		Stream: func() (sim.JobStream, error) {
 			return &jobStream{plan: plan, blockSize: blockSize}, nil
 		},
@@ -53,6 +54,7 @@ type streamPlan struct {
 	f      Filter
 	n      int     // requests selected
 	base   int64   // the first one's recorded arrival (ns)
+	last   int64   // the last one's re-timed arrival (ns)
 	scale  float64 // rate scale
 	copies int
 	period int64 // arrival offset between copies (ns)
@@ -71,7 +73,7 @@ func planStream(open opener, f Filter) (*streamPlan, error) {
 	}
 	lr := newLineReader(r, name)
 	sel := f.selector()
-	var last, maxID int64
+	var maxID int64
 	for {
 		req, ok, err := lr.nextSelected(sel)
 		if err != nil {
@@ -88,7 +90,7 @@ func planStream(open opener, f Filter) (*streamPlan, error) {
 			p.base = req.ArrivalNs
 		}
 		p.n++
-		if last, ok = retime(req.ArrivalNs, p.base, p.scale); !ok {
+		if p.last, ok = retime(req.ArrivalNs, p.base, p.scale); !ok {
 			return nil, inputerr.Fieldf("rate_scale", "%g puts %s's request %d at %.3g s, past the %g s horizon", f.RateScale, name, p.n, float64(req.ArrivalNs-p.base)/p.scale/1e9, float64(HorizonS))
 		}
 		for _, id := range req.HashIDs {
@@ -108,13 +110,13 @@ func planStream(open opener, f Filter) (*streamPlan, error) {
 		}
 		gap := int64(0)
 		if p.n > 1 {
-			gap = last / int64(p.n-1)
+			gap = p.last / int64(p.n-1)
 		}
-		p.period, p.idStep = last+gap, maxID+1
+		p.period, p.idStep = p.last+gap, maxID+1
 		if p.period > 0 && int64(k-1) > int64(HorizonS*1e9)/p.period+1 {
 			return nil, inputerr.Fieldf("repeat", "%d copies of %s (%.3g s each) run past the %g s horizon", k, name, float64(p.period)/1e9, float64(HorizonS))
 		}
-		if end := last + int64(k-1)*p.period; float64(end) > HorizonS*1e9 {
+		if end := p.last + int64(k-1)*p.period; float64(end) > HorizonS*1e9 {
 			return nil, inputerr.Fieldf("repeat", "%d copies at rate scale %g put %s's request %d at %.3g s, past the %g s horizon", k, p.scale, name, p.n*k, float64(end)/1e9, float64(HorizonS))
 		}
 	}

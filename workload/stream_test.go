@@ -51,8 +51,8 @@ func TestStreamEqualsPrepareRead(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s %+v: %v", name, f, err)
 				}
-				if wl.Len() != len(want.Jobs) || wl.Name != want.Name {
-					t.Fatalf("%s %+v: stream says %d jobs of %q, Prepare has %d of %q", name, f, wl.Len(), wl.Name, len(want.Jobs), want.Name)
+				if wl.Len() != len(want.Jobs) || wl.Name != want.Name || wl.Span() != want.Span() {
+					t.Fatalf("%s %+v: stream says %d jobs of %q over %d ns, Prepare has %d of %q over %d", name, f, wl.Len(), wl.Name, wl.Span(), len(want.Jobs), want.Name, want.Span())
 				}
 				for pass := 0; pass < 2; pass++ {
 					got, err := drain(t, wl)

@@ -206,12 +206,8 @@ func (o runOutputs) write(f *scenario.Spec, st *scenario.Built, res *sim.Result,
 		return err
 	}
 	ti := traceInfo{Name: "sessions", Requests: len(res.Records)}
-	if st.Work != nil && st.Work.Jobs != nil {
-		jobs := st.Work.Jobs
-		ti = traceInfo{st.Work.Name, len(jobs), int64(jobs[len(jobs)-1].Arrival - jobs[0].Arrival)}
-	} else if st.Work != nil { // streamed: every record is a trace line, in order
-		recs := res.Records
-		ti = traceInfo{st.Work.Name, len(recs), int64(recs[len(recs)-1].Arrival - recs[0].Arrival)}
+	if st.Work != nil {
+		ti = traceInfo{st.Work.Name, st.Work.Len(), int64(st.Work.Span())}
 	}
 	m := manifest{
 		Tool: "routesim", Version: Version, Command: o.command, StartTime: o.start.Format(time.RFC3339Nano), Flags: f,
