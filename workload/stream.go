@@ -139,8 +139,8 @@ type jobStream struct {
 	err       error
 }
 
-// streamChunk is how many jobs (and, in units of 8 bytes, chain hashes)
-// one allocation holds.
+// streamChunk is how many jobs one allocation holds; a chain-hash
+// allocation holds 16 times as many hashes.
 const streamChunk = 1024
 
 func (s *jobStream) Next() (*sim.Job, bool) {
@@ -163,16 +163,24 @@ func (s *jobStream) Next() (*sim.Job, bool) {
 			s.copy++
 			continue
 		}
-		return s.job(req), true
+		j, err := s.job(req)
+		if err != nil {
+			s.err = err
+			break
+		}
+		return j, true
 	}
 	s.Close()
 	return nil, false
 }
 
 // job prepares request req of the current copy.
-func (s *jobStream) job(req Request) *sim.Job {
+func (s *jobStream) job(req Request) (*sim.Job, error) {
 	c := int64(s.copy)
-	a, _ := retime(req.ArrivalNs, s.plan.base, s.plan.scale) // checked by the plan
+	a, ok := retime(req.ArrivalNs, s.plan.base, s.plan.scale)
+	if !ok { // the plan checked every line: the file changed since
+		return nil, &inputerr.Error{File: s.plan.name, Line: req.Line, Field: "timestamp", Msg: "past the horizon at this rate scale; the trace changed after it was checked"}
+	}
 	req.ArrivalNs = a + c*s.plan.period
 	if c > 0 {
 		ids := make([]int64, len(req.HashIDs))
@@ -191,7 +199,7 @@ func (s *jobStream) job(req Request) *sim.Job {
 	s.backing, j = prepareJob(s.backing, req, s.next, s.blockSize)
 	s.next++
 	s.jobs = append(s.jobs, j)
-	return &s.jobs[len(s.jobs)-1]
+	return &s.jobs[len(s.jobs)-1], nil
 }
 
 func (s *jobStream) Err() error { return s.err }

@@ -119,6 +119,16 @@ func TestStreamReportsAFileThatChanged(t *testing.T) {
 	if len(jobs) != 1 || err == nil || !strings.Contains(err.Error(), ":2:") || !asInputErr(err, &ie) {
 		t.Errorf("%d jobs, error %v; want 1 job and a positioned error at line 2", len(jobs), err)
 	}
+	// A line moved past the horizon since the check.
+	os.WriteFile(p, []byte(strings.Repeat(good, 3)), 0o644)
+	if wl, err = Stream(p, Filter{}, 16); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, []byte(good+strings.Replace(good, `"timestamp": 0`, `"timestamp": 1e12`, 1)), 0o644)
+	jobs, err = drain(t, wl)
+	if len(jobs) != 1 || err == nil || !strings.Contains(err.Error(), ":2: timestamp") {
+		t.Errorf("%d jobs, error %v; want 1 job and a timestamp error at line 2", len(jobs), err)
+	}
 }
 
 func asInputErr(err error, target **inputerr.Error) bool {
