@@ -24,7 +24,6 @@ type KVCache struct {
 	hashed   []bool
 	index    blockIndex // content hash → block holding it, plus one
 	looked   []int32    // the blocks the last Lookup found, for Acquire
-	lookedAt *uint64    // the first hash of that Lookup (nil = none)
 	prev     []int32    // free-queue links of materialised blocks, -1 = none
 	next     []int32
 	head     int32
@@ -89,7 +88,7 @@ func (c *KVCache) Cached() int { return c.index.n }
 // cached, and how many of those are currently unreferenced.
 func (c *KVCache) Lookup(hashes []uint64, limit int) (hits, hitsFree int) {
 	limit = min(limit, len(hashes))
-	c.looked, c.lookedAt = c.looked[:0], nil
+	c.looked = c.looked[:0]
 	for hits < limit {
 		v, ok := c.index.get(hashes[hits])
 		if !ok {
@@ -102,25 +101,19 @@ func (c *KVCache) Lookup(hashes []uint64, limit int) (hits, hitsFree int) {
 		c.looked = append(c.looked, b)
 		hits++
 	}
-	if hits > 0 {
-		c.lookedAt = &hashes[0]
-	}
 	return hits, hitsFree
 }
 
 // Acquire appends the cached blocks of the first n hashes to table, taking
-// a reference on each. The caller has checked them with Lookup; the blocks
-// the last Lookup found are reused (each checked to still hold its hash),
-// so the index is not probed twice.
+// a reference on each. The caller has checked them with Lookup. A block
+// the last Lookup found at the same position is reused when it still
+// holds the hash (a hash lives in at most one block), so the index is
+// not probed twice.
 func (c *KVCache) Acquire(table []int32, hashes []uint64) []int32 {
-	var found []int32
-	if len(hashes) > 0 && &hashes[0] == c.lookedAt && len(hashes) <= len(c.looked) {
-		found = c.looked[:len(hashes)]
-	}
 	for i, h := range hashes {
-		b := int32(-1)
-		if found != nil && c.hashed[found[i]] && c.hash[found[i]] == h {
-			b = found[i]
+		var b int32
+		if i < len(c.looked) && c.hashed[c.looked[i]] && c.hash[c.looked[i]] == h {
+			b = c.looked[i]
 		} else {
 			v, ok := c.index.get(h)
 			if !ok {
@@ -193,7 +186,6 @@ func (c *KVCache) drop(b int32) {
 	h := c.hash[b]
 	c.index.del(h)
 	c.hashed[b] = false
-	c.lookedAt = nil // Lookup's blocks may be stale now
 	if c.Events != nil {
 		c.Events.Removed(h)
 	}
