@@ -128,6 +128,25 @@ func (t *Trace) finish(f Filter) (*Trace, error) {
 	return t, nil
 }
 
+// repeatPeriod is the arrival offset between k copies of n re-timed
+// requests, the last at span ns: one mean gap after the span. It refuses
+// more than MaxRequests requests, or copies that would run past the
+// horizon.
+func repeatPeriod(name string, n, k int, span int64) (int64, error) {
+	if n*k > MaxRequests || n*k < 0 {
+		return 0, inputerr.Fieldf("repeat", "%d copies of %d requests exceed %d requests", k, n, MaxRequests)
+	}
+	gap := int64(0)
+	if n > 1 {
+		gap = span / int64(n-1)
+	}
+	period := span + gap
+	if period > 0 && int64(k-1) > int64(HorizonS*1e9)/period+1 {
+		return 0, inputerr.Fieldf("repeat", "%d copies of %s (%.3g s each) run past the %g s horizon", k, name, float64(period)/1e9, float64(HorizonS))
+	}
+	return period, nil
+}
+
 // retime is a recorded arrival ns re-timed: base (the first kept
 // arrival) becomes 0 and the rate is multiplied by scale. It reports false
 // past the horizon, before the nanosecond count could overflow.
@@ -144,13 +163,9 @@ func retime(ns, base int64, scale float64) (int64, bool) {
 // trace and its sessions renamed, so copies share no prompt blocks.
 func (t *Trace) repeat(k int) error {
 	n := len(t.Requests)
-	if n*k > MaxRequests || n*k < 0 {
-		return inputerr.Fieldf("repeat", "%d copies of %d requests exceed %d requests", k, n, MaxRequests)
-	}
-	span := t.Requests[n-1].ArrivalNs
-	gap := int64(0)
-	if n > 1 {
-		gap = span / int64(n-1)
+	period, err := repeatPeriod(t.Name, n, k, t.Requests[n-1].ArrivalNs)
+	if err != nil {
+		return err
 	}
 	var maxID int64
 	perCopy := 0 // hash ids per copy
@@ -159,10 +174,6 @@ func (t *Trace) repeat(k int) error {
 		for _, id := range r.HashIDs {
 			maxID = max(maxID, id)
 		}
-	}
-	period := span + gap
-	if period > 0 && int64(k-1) > int64(HorizonS*1e9)/period+1 {
-		return inputerr.Fieldf("repeat", "%d copies of %s (%.3g s each) run past the %g s horizon", k, t.Name, float64(period)/1e9, float64(HorizonS))
 	}
 	out := make([]Request, 0, n*k)
 	out = append(out, t.Requests...)

@@ -105,17 +105,10 @@ func planStream(open opener, f Filter) (*streamPlan, error) {
 	}
 	if p.copies > 1 {
 		k := p.copies
-		if p.n*k > MaxRequests || p.n*k < 0 {
-			return nil, inputerr.Fieldf("repeat", "%d copies of %d requests exceed %d requests", k, p.n, MaxRequests)
+		if p.period, err = repeatPeriod(name, p.n, k, p.last); err != nil {
+			return nil, err
 		}
-		gap := int64(0)
-		if p.n > 1 {
-			gap = p.last / int64(p.n-1)
-		}
-		p.period, p.idStep = p.last+gap, maxID+1
-		if p.period > 0 && int64(k-1) > int64(HorizonS*1e9)/p.period+1 {
-			return nil, inputerr.Fieldf("repeat", "%d copies of %s (%.3g s each) run past the %g s horizon", k, name, float64(p.period)/1e9, float64(HorizonS))
-		}
+		p.idStep = maxID + 1
 		if end := p.last + int64(k-1)*p.period; float64(end) > HorizonS*1e9 {
 			return nil, inputerr.Fieldf("repeat", "%d copies at rate scale %g put %s's request %d at %.3g s, past the %g s horizon", k, p.scale, name, p.n*k, float64(end)/1e9, float64(HorizonS))
 		}
@@ -182,12 +175,8 @@ func (s *jobStream) job(req Request) (*sim.Job, error) {
 		return nil, &inputerr.Error{File: s.plan.name, Line: req.Line, Field: "timestamp", Msg: "past the horizon at this rate scale; the trace changed after it was checked"}
 	}
 	req.ArrivalNs = a + c*s.plan.period
-	if c > 0 {
-		ids := make([]int64, len(req.HashIDs))
-		for i, id := range req.HashIDs {
-			ids[i] = id + c*s.plan.idStep
-		}
-		req.HashIDs = ids
+	for i := range req.HashIDs { // the line's own ids, parsed for this job
+		req.HashIDs[i] += c * s.plan.idStep
 	}
 	if len(s.jobs) == cap(s.jobs) {
 		s.jobs = make([]sim.Job, 0, streamChunk)
