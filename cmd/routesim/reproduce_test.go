@@ -22,10 +22,10 @@ var shippedFits = []struct {
 	{[]string{"--spec", "validate/data/a100-qwen3-8b-n8/calib.json"}, "model/data/profiles/a100-sxm4-40gb-qwen3-8b-tp1-calibrated.json", "validate/data/a100-qwen3-8b-n8/calibration-report.txt"},
 	{[]string{"--spec", "validate/data/h100-llama3.1-8b-inferencesim/calib.json"}, "model/data/profiles/h100-sxm5-80gb-llama-3.1-8b-tp1-calibrated.json", "validate/data/h100-llama3.1-8b-inferencesim/calibration-report.txt"},
 	mlenergyFit("Qwen3-8B", 1, "qwen3-8b"),
-	mlenergyFit("Qwen3-32B", 1, "qwen3-8b"),
-	mlenergyFit("Qwen3-32B", 2, "qwen3-8b"),
+	mlenergyFit("Qwen3-32B", 1, "qwen3-32b"),
+	mlenergyFit("Qwen3-32B", 2, "qwen3-32b"),
 	mlenergyFit("Llama-3.1-8B", 1, "llama-3.1-8b"),
-	mlenergyFit("Llama-3.1-70B", 4, "llama-3.1-8b"),
+	mlenergyFit("Llama-3.1-70B", 4, "llama-3.1-70b"),
 }
 
 // mlenergyFit is the shipped ML.ENERGY fit of one H100 deployment.
