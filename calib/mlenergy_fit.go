@@ -12,7 +12,8 @@ import (
 
 // MLEnergyParams are the coefficients an ML.ENERGY fit moves: the decode
 // step's terms and the layer curve's scale. The prompts' mean length is
-// fitted beside them as a nuisance parameter ("isl_mean").
+// fitted beside them as a nuisance parameter ("isl_mean") unless the bench
+// says it is known.
 var MLEnergyParams = []string{"step_base_ns", "linear_scale", "decode_ns_per_seq", "decode_ns_per_ctx_token"}
 
 // ISLPrior is the prior of the nuisance prompt length: ML.ENERGY publishes
@@ -25,8 +26,8 @@ var ISLPrior = model.Prior{Name: "isl_mean", Centre: 400, LogSD: 1.0,
 type MLEnergyFit struct {
 	Profile *model.Profile
 	ISLMean float64
-	// SD are the posterior log-sds (Laplace) of MLEnergyParams and the ISL
-	// mean, in that order.
+	// SD are the posterior log-sds (Laplace) of MLEnergyParams and, when
+	// it was fitted, the ISL mean, in that order.
 	SD []float64
 	// Rows are the fitted rows, measured and simulated.
 	Rows []MLEnergyRowFit
@@ -65,7 +66,9 @@ func (f *mlenergyFitter) profileAt(u []float64) *model.Profile {
 func (f *mlenergyFitter) simulate(u []float64) ([]SteadyState, *model.Profile, error) {
 	p := f.profileAt(u)
 	b := *f.bench
-	b.ISLMean = math.Exp(u[len(MLEnergyParams)])
+	if !b.ISLKnown {
+		b.ISLMean = math.Exp(u[len(MLEnergyParams)])
+	}
 	out := make([]SteadyState, len(f.rows))
 	for i, r := range f.rows {
 		st, err := b.Simulate(r, p)
@@ -115,13 +118,17 @@ func FitMLEnergy(bench *MLEnergyBench, rows []MLEnergyRow, base *model.Profile, 
 		}
 		f.priors = append(f.priors, pr)
 	}
-	f.priors = append(f.priors, ISLPrior)
+	if !bench.ISLKnown {
+		f.priors = append(f.priors, ISLPrior)
+	}
 	u := make([]float64, len(f.priors))
 	for i, name := range MLEnergyParams {
 		c, _ := model.CoefficientByName(name)
 		u[i] = math.Log(*c.Field(base))
 	}
-	u[len(u)-1] = math.Log(bench.ISLMean)
+	if !bench.ISLKnown {
+		u[len(u)-1] = math.Log(bench.ISLMean)
+	}
 	u, _, jtj := lmMinimize(u, f.residuals, iters, 6, nil)
 	if f.err != nil {
 		return nil, fmt.Errorf("calib: a simulation failed during the fit: %w", f.err)
@@ -131,7 +138,10 @@ func FitMLEnergy(bench *MLEnergyBench, rows []MLEnergyRow, base *model.Profile, 
 		return nil, err
 	}
 	cov := inverse(jtj)
-	fit := &MLEnergyFit{Profile: p, ISLMean: math.Exp(u[len(u)-1]), SD: laplaceSD(cov)}
+	fit := &MLEnergyFit{Profile: p, ISLMean: bench.ISLMean, SD: laplaceSD(cov)}
+	if !bench.ISLKnown {
+		fit.ISLMean = math.Exp(u[len(u)-1])
+	}
 	p.Posterior = mlenergyPosterior(p, priors, cov, f.sigma)
 	for i, r := range rows {
 		fit.Rows = append(fit.Rows, MLEnergyRowFit{Row: r, Sim: sts[i]})

@@ -115,6 +115,9 @@ type MLEnergyOptions struct {
 	Iters int
 	// ISLCV is the prompts' coefficient of variation (default 1).
 	ISLCV float64
+	// ISLMean, if > 0, is the prompts' known mean length: the fit keeps it
+	// instead of fitting it as a nuisance parameter.
+	ISLMean float64
 	// Seed draws the workload (default 1).
 	Seed uint64
 }
@@ -147,6 +150,9 @@ func CalibrateMLEnergy(rows []MLEnergyRow, d model.Deployment, osl *OSLHistogram
 	}
 	bench := &MLEnergyBench{Deploy: d, Engine: MLEnergyEngine(), OSL: osl, MaxOutput: 4096,
 		ISLMean: ISLPrior.Centre, ISLCV: opt.ISLCV, Seed: opt.Seed}
+	if opt.ISLMean > 0 {
+		bench.ISLMean, bench.ISLKnown = opt.ISLMean, true
+	}
 	fit, err := FitMLEnergy(bench, rows, base, priors, opt.Iters)
 	if err != nil {
 		return nil, err
@@ -172,8 +178,12 @@ func CalibrateMLEnergy(rows []MLEnergyRow, d model.Deployment, osl *OSLHistogram
 	for i, name := range MLEnergyParams {
 		pinned = append(pinned, fmt.Sprintf("%s ±%.0f %%", name, 100*sd(i)))
 	}
-	p.Note = fmt.Sprintf("Fitted (MAP with the kernel prior's priors, Levenberg–Marquardt) to the steady-state median ITL, output throughput and mean running batch of every row, re-simulated as the benchmark ran them (all requests at t = 0, output lengths from the task's distribution, its steady-state window); power line (power_busy_w, power_pj_per_flop) by least squares on the rows' power with idle and limit from the catalogue. Posterior log-sd: %s. The prompts' mean length, unpublished, was fitted as a nuisance parameter: %.0f tokens (±%.0f %%). Not pinned by these runs (kept from the prior): prefill_ns_per_token, prefill_attn_ns_per_pair, host_overhead_ns (0: --async-scheduling). Frontend delay borrowed from %s (the benchmark does not time it).",
-		strings.Join(pinned, ", "), fit.ISLMean, 100*sd(len(MLEnergyParams)), orNone(from))
+	isl := fmt.Sprintf("The prompts' mean length, unpublished, was fitted as a nuisance parameter: %.0f tokens (±%.0f %%).", fit.ISLMean, 100*sd(len(MLEnergyParams)))
+	if bench.ISLKnown {
+		isl = fmt.Sprintf("The prompts' mean length was given, not fitted: %.0f tokens.", fit.ISLMean)
+	}
+	p.Note = fmt.Sprintf("Fitted (MAP with the kernel prior's priors, Levenberg–Marquardt) to the steady-state median ITL, output throughput and mean running batch of every row, re-simulated as the benchmark ran them (all requests at t = 0, output lengths from the task's distribution, its steady-state window); power line (power_busy_w, power_pj_per_flop) by least squares on the rows' power with idle and limit from the catalogue. Posterior log-sd: %s. %s Not pinned by these runs (kept from the prior): prefill_ns_per_token, prefill_attn_ns_per_pair, host_overhead_ns (0: --async-scheduling). Frontend delay borrowed from %s (the benchmark does not time it).",
+		strings.Join(pinned, ", "), isl, orNone(from))
 	worstPct, worst, sum, n := 0.0, "", 0.0, 0
 	for _, r := range fit.Rows {
 		for _, e := range []struct {

@@ -26,8 +26,9 @@ type MLEnergyBench struct {
 	MaxOutput int
 	// ISLMean and ISLCV describe the prompt lengths (lognormal): the
 	// benchmark publishes none, so the fit treats the mean as a nuisance
-	// parameter.
+	// parameter unless ISLKnown says ISLMean was given.
 	ISLMean, ISLCV float64
+	ISLKnown       bool
 	// Seed draws the workload (the same prompts for every candidate).
 	Seed uint64
 }

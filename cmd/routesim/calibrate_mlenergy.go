@@ -19,7 +19,7 @@ import (
 type mlenergyFlags struct {
 	file, osl, model, gpu, task string
 	tp, iters, jobs             int
-	islCV                       float64
+	islCV, islMean              float64
 	loo                         bool
 }
 
@@ -32,6 +32,7 @@ func addMLEnergyFlags(fs *pflag.FlagSet) *mlenergyFlags {
 	fs.IntVar(&f.tp, "tp", 0, "with --mlenergy: the TP degree whose rows to fit (0 = the only one present)")
 	fs.StringVar(&f.task, "task", "lm-arena-chat", "with --mlenergy: the benchmark task whose rows to fit")
 	fs.Float64Var(&f.islCV, "isl-cv", 1, "with --mlenergy: coefficient of variation of the (unpublished) prompt lengths")
+	fs.Float64Var(&f.islMean, "isl-mean", 0, "with --mlenergy: the prompts' mean length in tokens, if known (0 = fit it as a nuisance parameter)")
 	fs.IntVar(&f.iters, "iters", 20, "with --mlenergy: Levenberg–Marquardt iterations of the fit (each simulates every row about 12 times; a leave-one-out refit runs at most 6 from the full fit)")
 	fs.BoolVar(&f.loo, "loo", false, "with --mlenergy: also refit without each row and predict it (leave-one-out over max_num_seqs)")
 	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "with --mlenergy --loo: leave-one-out folds run in parallel")
@@ -42,7 +43,7 @@ func addMLEnergyFlags(fs *pflag.FlagSet) *mlenergyFlags {
 func (f *mlenergyFlags) check(changed func(string) bool) error {
 	var errs []string
 	if f.file == "" {
-		for _, n := range []string{"osl", "model", "tp", "task", "isl-cv", "iters", "loo", "jobs"} {
+		for _, n := range []string{"osl", "model", "tp", "task", "isl-cv", "isl-mean", "iters", "loo", "jobs"} {
 			if changed(n) {
 				errs = append(errs, fmt.Sprintf("--%s needs --mlenergy", n))
 			}
@@ -63,6 +64,9 @@ func (f *mlenergyFlags) check(changed func(string) bool) error {
 	}
 	if !(f.islCV > 0 && f.islCV <= 10) {
 		errs = append(errs, fmt.Sprintf("--isl-cv %g must be in (0, 10]", f.islCV))
+	}
+	if !(f.islMean >= 0 && f.islMean <= 16384) {
+		errs = append(errs, fmt.Sprintf("--isl-mean %g must be in [0, 16384] (0 = fit it)", f.islMean))
 	}
 	if f.iters < 1 || f.iters > 1000 {
 		errs = append(errs, fmt.Sprintf("--iters %d must be in [1, 1000]", f.iters))
@@ -120,7 +124,7 @@ func calibrateMLEnergy(f *mlenergyFlags, out string, quiet bool, stdout, stderr 
 	if !quiet {
 		fmt.Fprintf(stderr, "fitting %s/%s/tp%d to %d rows...\n", dep.GPU.Name, dep.Model.Name, dep.TP, len(mine))
 	}
-	res, err := calib.CalibrateMLEnergy(mine, dep, osl, calib.MLEnergyOptions{Iters: f.iters, ISLCV: f.islCV})
+	res, err := calib.CalibrateMLEnergy(mine, dep, osl, calib.MLEnergyOptions{Iters: f.iters, ISLCV: f.islCV, ISLMean: f.islMean})
 	if err != nil {
 		return err
 	}
@@ -136,8 +140,12 @@ func calibrateMLEnergy(f *mlenergyFlags, out string, quiet bool, stdout, stderr 
 		rep.Rows = append(rep.Rows, reportRow(r.Row, r.Sim))
 		fitted = append(fitted, r.Sim)
 	}
-	text := fmt.Sprintf("profile %s (%s)\nprompt mean length (nuisance) %.0f tokens\n\nfit, every row:\n%s",
-		res.Profile.Name, res.Profile.FitError, res.Fit.ISLMean, calib.MLEnergyTable(mine, fitted))
+	islKind := "nuisance"
+	if res.Bench.ISLKnown {
+		islKind = "given"
+	}
+	text := fmt.Sprintf("profile %s (%s)\nprompt mean length (%s) %.0f tokens\n\nfit, every row:\n%s",
+		res.Profile.Name, res.Profile.FitError, islKind, res.Fit.ISLMean, calib.MLEnergyTable(mine, fitted))
 	if f.loo {
 		if !quiet {
 			fmt.Fprintf(stderr, "leave-one-out: %d refits on %d jobs...\n", len(mine), f.jobs)

@@ -151,6 +151,9 @@ func TestCalibrateMLEnergyBadInput(t *testing.T) {
 		{"both", []string{"--spec", "x.json", "--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B"}, "give one", 2},
 		{"bad iters", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B", "--iters", "0"}, "--iters 0", 2},
 		{"bad isl cv", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B", "--isl-cv", "nan"}, "--isl-cv NaN", 2},
+		{"bad isl mean", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B", "--isl-mean", "-5"}, "--isl-mean -5", 2},
+		{"nan isl mean", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B", "--isl-mean", "nan"}, "--isl-mean NaN", 2},
+		{"isl mean without mlenergy", []string{"--spec", "x.json", "--isl-mean", "300"}, "--isl-mean needs --mlenergy", 2},
 		{"ambiguous tp", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-32B"}, "pick one with --tp", 2},
 		{"no rows", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B", "--gpu", "H200"}, "0 lm-arena-chat rows", 2},
 		{"unknown model", []string{"--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Mistral-7B"}, "Mistral-7B", 2},
@@ -184,31 +187,12 @@ func calibrateFails(t *testing.T, dir, name string, args []string, want string, 
 // iteration: the mechanics, not the fit).
 func TestCalibrateMLEnergyIsDeterministic(t *testing.T) {
 	const data = "../../testdata/mlenergy-h100-v3/"
-	b, err := os.ReadFile(data + "runs.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	var small []string
-	for _, l := range lines {
-		if strings.HasPrefix(l, "task,") || strings.Contains(l, "Qwen/Qwen3-32B,H100,1,1,") {
-			f := strings.Split(l, ",")
-			if !strings.HasPrefix(l, "task,") {
-				f[len(f)-1] = "128"
-			}
-			small = append(small, strings.Join(f, ","))
-		}
-	}
-	if len(small) != 4 {
-		t.Fatalf("%d lines, want a header and Qwen3-32B's three TP 1 rows", len(small))
-	}
 	dir := t.TempDir()
-	csv := filepath.Join(dir, "runs.csv")
-	os.WriteFile(csv, []byte(strings.Join(small, "\n")+"\n"), 0o644)
+	csv := smallMLEnergyRuns(t, dir)
 	var outs []string
 	for _, jobs := range []string{"1", "2"} {
 		out := filepath.Join(dir, "jobs"+jobs)
-		if _, _, err := runCLI("calibrate", "--mlenergy", csv, "--osl", data+"osl-qwen3-8b.json", "--model", "Qwen3-32B",
+		if _, _, err := runCLI("calibrate", "--mlenergy", csv, "--osl", data+"osl-qwen3-32b.json", "--model", "Qwen3-32B",
 			"--iters", "1", "--loo", "--jobs", jobs, "--quiet", "--out", out); err != nil {
 			t.Fatal(err)
 		}
@@ -223,5 +207,62 @@ func TestCalibrateMLEnergyIsDeterministic(t *testing.T) {
 	}
 	if rep, _ := os.ReadFile(filepath.Join(outs[0], "report.txt")); !strings.Contains(string(rep), "leave-one-out") {
 		t.Errorf("report.txt has no leave-one-out table:\n%s", rep)
+	}
+}
+
+// smallMLEnergyRuns writes Qwen3-32B's three TP 1 rows, cut to 128
+// requests each, as dir/runs.csv: enough for the mechanics of a fit.
+func smallMLEnergyRuns(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../testdata/mlenergy-h100-v3/runs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var small []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if strings.HasPrefix(l, "task,") || strings.Contains(l, "Qwen/Qwen3-32B,H100,1,1,") {
+			f := strings.Split(l, ",")
+			if !strings.HasPrefix(l, "task,") {
+				f[len(f)-1] = "128"
+			}
+			small = append(small, strings.Join(f, ","))
+		}
+	}
+	if len(small) != 4 {
+		t.Fatalf("%d lines, want a header and Qwen3-32B's three TP 1 rows", len(small))
+	}
+	csv := filepath.Join(dir, "runs.csv")
+	if err := os.WriteFile(csv, []byte(strings.Join(small, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return csv
+}
+
+// TestCalibrateMLEnergyKeepsAGivenPromptLength: with --isl-mean the fit
+// keeps the prompts' mean length instead of fitting it, and every output
+// says it was given.
+func TestCalibrateMLEnergyKeepsAGivenPromptLength(t *testing.T) {
+	dir := t.TempDir()
+	csv := smallMLEnergyRuns(t, dir)
+	out := filepath.Join(dir, "fit")
+	if _, _, err := runCLI("calibrate", "--mlenergy", csv, "--osl", "../../testdata/mlenergy-h100-v3/osl-qwen3-32b.json",
+		"--model", "Qwen3-32B", "--isl-mean", "321", "--iters", "1", "--quiet", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		ISLMean     float64            `json:"isl_mean"`
+		PosteriorSD map[string]float64 `json:"posterior_log_sd"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if _, fitted := rep.PosteriorSD["isl_mean"]; rep.ISLMean != 321 || fitted || len(rep.PosteriorSD) != 4 {
+		t.Errorf("report.json: isl_mean %g, posterior sds %v; want 321 and the four coefficients only", rep.ISLMean, rep.PosteriorSD)
+	}
+	txt, _ := os.ReadFile(filepath.Join(out, "report.txt"))
+	prof, _ := os.ReadFile(filepath.Join(out, "profile.json"))
+	if !strings.Contains(string(txt), "prompt mean length (given) 321 tokens") || !strings.Contains(string(prof), "was given, not fitted: 321 tokens") {
+		t.Errorf("the outputs do not say the prompt length was given:\n%s", txt)
 	}
 }
