@@ -70,12 +70,29 @@ const (
 
 // Render writes one plot as png or svg.
 func Render(w io.Writer, p *plot.Plot, format string) error {
+	widenFlat(&p.X)
+	widenFlat(&p.Y)
 	wt, err := p.WriterTo(Width, Height, format)
 	if err != nil {
 		return err
 	}
 	_, err = wt.WriteTo(w)
 	return err
+}
+
+// widenFlat gives an axis whose values are all equal up to rounding (every
+// seed of a point alike, a band of zero width) a range of ±5 % around
+// them, so it is drawn with a labelled value instead of a few ULPs.
+func widenFlat(a *plot.Axis) {
+	if math.IsInf(a.Min, 0) || math.IsInf(a.Max, 0) || !(a.Max >= a.Min) || !flat(a.Min, a.Max) {
+		return
+	}
+	mid := (a.Min + a.Max) / 2
+	d := 0.05 * math.Abs(mid)
+	if d == 0 {
+		d = 1
+	}
+	a.Min, a.Max = mid-d, mid+d
 }
 
 // All draws every figure of a sweep (per rate scale where it matters).

@@ -26,6 +26,15 @@ func (t linTicks) Ticks(lo, hi float64) []plot.Tick {
 	if t.percent {
 		scale = 100
 	}
+	if flat(lo, hi) {
+		// Equal values up to rounding: one tick, labelled exactly (steps
+		// of a few ULPs would count past 2^53 and never end).
+		label := strconv.FormatFloat(lo*scale, 'g', -1, 64)
+		if t.percent {
+			label += "%"
+		}
+		return []plot.Tick{{Value: lo, Label: label}}
+	}
 	step := niceStep((hi-lo)*scale/6, false)
 	if t.integer {
 		step = math.Max(1, niceStep((hi-lo)/8, true))
@@ -58,6 +67,12 @@ func (t linTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return out
+}
+
+// flat says whether [lo, hi] is one value up to rounding: narrower than a
+// billionth of its magnitude.
+func flat(lo, hi float64) bool {
+	return hi-lo <= 1e-9*math.Max(math.Abs(lo), math.Abs(hi))
 }
 
 // niceStep is the smallest of 1, 2, 2.5, 5 × 10^k at least raw (without

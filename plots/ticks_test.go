@@ -43,6 +43,11 @@ func TestTickersLabelTheValueTheyMark(t *testing.T) {
 		{"log wide", logTicks{}, 130, 10859, false, 5},
 		{"log narrow", logTicks{}, 66, 160, false, 3},
 		{"log very narrow", logTicks{}, 101, 104, false, 3},
+		// A mean over seeds that all gave the same value, up to rounding:
+		// once a hang (steps of a few ULPs counted past 2^53).
+		{"flat up to rounding", linTicks{}, 548.48, ulps(548.48, 4), false, 1},
+		{"flat percent", linTicks{percent: true}, 0.85, ulps(0.85, 3), true, 1},
+		{"flat log", logTicks{}, 548.48, ulps(548.48, 4), false, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,6 +69,36 @@ func TestTickersLabelTheValueTheyMark(t *testing.T) {
 				t.Errorf("%d labelled ticks, want ≥ %d", labelled, c.min)
 			}
 		})
+	}
+}
+
+// ulps is v moved up by n representable steps.
+func ulps(v float64, n int) float64 {
+	for ; n > 0; n-- {
+		v = math.Nextafter(v, math.Inf(1))
+	}
+	return v
+}
+
+// TestRenderWidensAFlatAxis: data equal up to rounding are drawn on a
+// range around their value, not on a few ULPs.
+func TestRenderWidensAFlatAxis(t *testing.T) {
+	p := plot.New()
+	line, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 548.48}, {X: 2, Y: ulps(548.48, 4)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Add(line)
+	p.Y.Tick.Marker = linTicks{}
+	var buf bytes.Buffer
+	if err := Render(&buf, p, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Max-p.Y.Min < 0.05*548.48 || p.Y.Min > 548.48 || p.Y.Max < 548.48 {
+		t.Errorf("y axis [%v, %v]: want a range around 548.48", p.Y.Min, p.Y.Max)
+	}
+	if !strings.Contains(buf.String(), ">540<") || !strings.Contains(buf.String(), ">560<") {
+		t.Errorf("no round tick labels either side of 548.48 in the SVG")
 	}
 }
 

@@ -34,7 +34,7 @@ func FuzzFlags(f *testing.F) {
 	flags := append(numericFlags(), "sweep:seeds", "sweep:seed", "sweep:n", "sweep:rate-scale", "sweep:bootstrap", "sweep:jobs", "sweep:slo-ttft",
 		"plan:slo-ttft-p95", "plan:slo-itl-p95", "plan:slo-e2e-p95", "plan:min-completeness", "plan:min-goodput", "plan:confidence",
 		"plan:traffic-scale", "plan:n", "plan:gpu-hour-cost", "plan:uncertainty", "plan:seeds", "plan:setting",
-		"calibrate:iters", "calibrate:isl-cv", "calibrate:tp", "calibrate:jobs")
+		"calibrate:iters", "calibrate:isl-cv", "calibrate:isl-mean", "calibrate:tp", "calibrate:jobs")
 	for i := range flags {
 		for _, v := range []string{"NaN", "Inf", "-1", "0", "1e300", "1e-300", "18446744073709551615", "2..3"} {
 			f.Add(uint16(i), v)
