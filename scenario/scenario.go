@@ -198,8 +198,8 @@ func (s *Spec) checkEngine() error {
 	if s.TP < 1 || s.TP > 64 {
 		errs = append(errs, inputerr.Fieldf("tp", "%d must be in [1, 64]", s.TP))
 	}
-	if s.N < 1 || s.N > 4096 {
-		errs = append(errs, inputerr.Fieldf("n", "%d must be in [1, 4096]", s.N))
+	if s.N < 1 || s.N > sim.MaxWorkers {
+		errs = append(errs, inputerr.Fieldf("n", "%d must be in [1, %d]", s.N, sim.MaxWorkers))
 	}
 	if u := s.GPUMemUtil; u != 0 && !(u > 0 && u <= 1) {
 		errs = append(errs, inputerr.Fieldf("gpu_memory_utilization", "%g must be in (0, 1]", u))

@@ -112,6 +112,9 @@ type StepObserver interface {
 	Step(w int, start, dur Time, b model.Batch, seqs, kvUsed int)
 }
 
+// MaxWorkers is the most workers a run may have.
+const MaxWorkers = 4096
+
 // Validate reports every problem at once.
 func (c *Config) Validate() error {
 	var errs []error
@@ -119,8 +122,8 @@ func (c *Config) Validate() error {
 	if len(c.Pools) == 0 {
 		bad("no worker pools")
 	}
-	if n := c.NumWorkers(); n < 1 || n > 4096 {
-		errs = append(errs, inputerr.Fieldf("n", "%d must be in [1, 4096]", n))
+	if n := c.NumWorkers(); n < 1 || n > MaxWorkers {
+		errs = append(errs, inputerr.Fieldf("n", "%d must be in [1, %d]", n, MaxWorkers))
 	}
 	for i := range c.Pools {
 		pool := &c.Pools[i]

@@ -7,9 +7,11 @@ import (
 	"strings"
 )
 
-// ParseRange parses a list of positive integers: "2..16", "2..16:2"
-// (step) or "2,4,8" (and mixtures such as "1,2..8:2").
-func ParseRange(s string) ([]int, error) {
+// ParseRange parses a list of integers in [1, max]: "2..16", "2..16:2"
+// (step) or "2,4,8" (and mixtures such as "1,2..8:2"). The bound is checked
+// before a range is expanded, so an absurd one is refused at once instead
+// of filling memory.
+func ParseRange(s string, max int) ([]int, error) {
 	var out []int
 	seen := map[int]bool{}
 	if strings.TrimSpace(s) == "" {
@@ -42,8 +44,8 @@ func ParseRange(s string) ([]int, error) {
 			}
 			hi = lo
 		}
-		if lo < 1 {
-			return nil, fmt.Errorf("%q: values must be ≥ 1", part)
+		if lo < 1 || hi > max {
+			return nil, fmt.Errorf("%q: values must be in [1, %d]", part, max)
 		}
 		for v := lo; v <= hi; v += step {
 			if !seen[v] {

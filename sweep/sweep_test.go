@@ -19,7 +19,7 @@ func TestParseRange(t *testing.T) {
 		{"1,2..8:3", []int{1, 2, 5, 8}},
 		{"4", []int{4}},
 	} {
-		got, err := ParseRange(tc.in)
+		got, err := ParseRange(tc.in, 4096)
 		if err != nil || len(got) != len(tc.want) {
 			t.Errorf("%q: %v, %v", tc.in, got, err)
 			continue
@@ -31,10 +31,16 @@ func TestParseRange(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []string{"16..2", "0..4", "", "a..b", "2..8:0", "4,2", "-1", "2..x"} {
-		if _, err := ParseRange(bad); err == nil {
+	// The last two once expanded before any check: 2^31 values filled
+	// memory, and a step past the top of int wrapped and never ended.
+	for _, bad := range []string{"16..2", "0..4", "", "a..b", "2..8:0", "4,2", "-1", "2..x", "4097", "2..5000",
+		"1..2147483648", "1..9223372036854775807:2"} {
+		if _, err := ParseRange(bad, 4096); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+	if _, err := ParseRange("2..5000", 4096); err == nil || !strings.Contains(err.Error(), "[1, 4096]") {
+		t.Errorf("error %v does not name the bound", err)
 	}
 }
 

@@ -108,7 +108,7 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 	pf := planFlags{policies: *pols, seeds: *seeds, baseSeed: *baseSeed, confidence: *conf, slo: slo, scales: *scales,
 		gpuHour: *gpuHour, draws: *draws, jobs: *jobs, out: *out, quiet: *quiet, scan: *scan}
 	var errs []error
-	if pf.ns, err = sweep.ParseRange(*nFlag); err != nil {
+	if pf.ns, err = sweep.ParseRange(*nFlag, sim.MaxWorkers); err != nil {
 		errs = append(errs, fmt.Errorf("--n: %w", err))
 	}
 	if len(pf.policies) == 0 {

@@ -152,6 +152,7 @@ func TestPlanRejectsBadFlags(t *testing.T) {
 		{[]string{"plan", "--slo-ttft-p95", "1000", "--setting", "max-num-seqs=abc"}, "max-num-seqs=abc"},
 		{[]string{"plan", "--slo-ttft-p95", "1000", "--policy", "nope"}, "unknown policy"},
 		{[]string{"plan", "--slo-ttft-p95", "1000", "--n", "5..2"}, "--n"},
+		{[]string{"plan", "--slo-ttft-p95", "1000", "--n", "1..100000000"}, "values must be in [1, 4096]"},
 		{[]string{"plan", "--slo-ttft-p95", "1000", "--gpu-hour-cost", "-1"}, "--gpu-hour-cost"},
 	} {
 		_, _, err := runCLI(append(c.args, "--out", t.TempDir())...)

@@ -23,7 +23,9 @@ import (
 	"github.com/routesim/routesim/plots"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/scenario"
+	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/sweep"
+	"github.com/routesim/routesim/workload/session"
 )
 
 // sweepDefaults is the study's question: the arXiv-trace window on the
@@ -125,7 +127,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 		strings.Contains(*rateFlag, "..") || strings.Contains(*rateFlag, ",")) {
 		*nFlag = fmt.Sprint(base.N)
 	}
-	ns, err := sweep.ParseRange(*nFlag)
+	ns, err := sweep.ParseRange(*nFlag, sim.MaxWorkers)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--n: %w", err))
 	}
@@ -136,7 +138,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	var concs []int
 	if *concFlag != "" {
-		if concs, err = sweep.ParseRange(*concFlag); err != nil {
+		if concs, err = sweep.ParseRange(*concFlag, session.MaxConcurrency); err != nil {
 			errs = append(errs, fmt.Errorf("--concurrency: %w", err))
 		} else {
 			base.Sessions.Concurrency = concs[0]
@@ -167,7 +169,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	var arrivals []int
 	if *rateFlag != "" {
-		if arrivals, err = sweep.ParseRange(*rateFlag); err != nil {
+		if arrivals, err = sweep.ParseRange(*rateFlag, maxSweepRate); err != nil {
 			errs = append(errs, fmt.Errorf("--rate: %w", err))
 		} else {
 			base.Synthetic.RatePerS = float64(arrivals[0])
@@ -300,6 +302,10 @@ func checkPolicyList(pols []string) (first string, errs []error) {
 
 // maxSeeds bounds --seeds.
 const maxSeeds = 10_000
+
+// maxSweepRate bounds a --rate range (requests per second): a million
+// points would be a million runs, and a range past it is a typo.
+const maxSweepRate = 1_000_000
 
 // checkSeeds checks --seeds and that --seed leaves room for them.
 func checkSeeds(seeds int, base uint64) error {

@@ -188,7 +188,11 @@ func TestSweepBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--n", "16..2"}, "runs backwards"},
-		{[]string{"--n", "0..4"}, "values must be ≥ 1"},
+		{[]string{"--n", "0..4"}, "values must be in [1, 4096]"},
+		{[]string{"--n", "2..5000"}, "values must be in [1, 4096]"},
+		{[]string{"--n", "1..9223372036854775807:2"}, "values must be in [1, 4096]"},
+		{[]string{"--workload", "sessions", "--concurrency", "1..2000000"}, "values must be in [1, 100000]"},
+		{[]string{"--workload", "synthetic", "--rate", "1..1000000000"}, "values must be in [1, 1000000]"},
 		{[]string{"--policy", "round-robin,fastest"}, "unknown policy \"fastest\""},
 		{[]string{"--metric", "vibes"}, "unknown metric"},
 		{[]string{"--metric", "goodput"}, "--slo-ttft"},

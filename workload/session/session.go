@@ -67,13 +67,16 @@ func (c *Config) defaults() {
 // time.
 const MaxDurationS = 7 * 24 * 3600
 
+// MaxConcurrency is the most concurrent users a sessions workload may have.
+const MaxConcurrency = 100_000
+
 // Validate fills defaults and reports every problem at once.
 func (c *Config) Validate() error {
 	c.defaults()
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	if c.Concurrency < 1 || c.Concurrency > 100_000 {
-		errs = append(errs, inputerr.Fieldf("sessions.concurrency", "%d must be in [1, 100000]", c.Concurrency))
+	if c.Concurrency < 1 || c.Concurrency > MaxConcurrency {
+		errs = append(errs, inputerr.Fieldf("sessions.concurrency", "%d must be in [1, %d]", c.Concurrency, MaxConcurrency))
 	}
 	if c.Sessions < 0 || c.DurationS < 0 || math.IsNaN(c.DurationS) {
 		errs = append(errs, inputerr.Fieldf("sessions.sessions", "and `sessions.duration_s` must be ≥ 0"))
