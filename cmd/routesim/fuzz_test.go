@@ -36,7 +36,7 @@ func FuzzFlags(f *testing.F) {
 		"plan:traffic-scale", "plan:n", "plan:gpu-hour-cost", "plan:uncertainty", "plan:seeds", "plan:setting",
 		"calibrate:iters", "calibrate:isl-cv", "calibrate:isl-mean", "calibrate:tp", "calibrate:jobs")
 	for i := range flags {
-		for _, v := range []string{"NaN", "Inf", "-1", "0", "1e300", "1e-300", "18446744073709551615", "2..3"} {
+		for _, v := range []string{"NaN", "Inf", "-1", "0", "1e300", "1e-300", "18446744073709551615", "2..3", "1..2147483648", "1..9223372036854775807:2"} {
 			f.Add(uint16(i), v)
 		}
 	}
