@@ -47,10 +47,13 @@ func ParseRange(s string, max int) ([]int, error) {
 		if lo < 1 || hi > max {
 			return nil, fmt.Errorf("%q: values must be in [1, %d]", part, max)
 		}
-		for v := lo; v <= hi; v += step {
+		for v := lo; ; v += step {
 			if !seen[v] {
 				seen[v] = true
 				out = append(out, v)
+			}
+			if v > hi-step { // the next value would pass hi (or overflow)
+				break
 			}
 		}
 	}

@@ -18,6 +18,8 @@ func TestParseRange(t *testing.T) {
 		{"2,4,8", []int{2, 4, 8}},
 		{"1,2..8:3", []int{1, 2, 5, 8}},
 		{"4", []int{4}},
+		{"1..10:9223372036854775807", []int{1}}, // a step past the top of int
+		{"3..3:5", []int{3}},
 	} {
 		got, err := ParseRange(tc.in, 4096)
 		if err != nil || len(got) != len(tc.want) {
@@ -178,4 +180,29 @@ func TestSliceSkipsSpreadWindows(t *testing.T) {
 	if _, err := SliceSkips(base, 3); err == nil {
 		t.Error("a window longer than the trace accepted")
 	}
+}
+
+// FuzzParseRange: any input is refused or gives increasing values in
+// [1, max], quickly (a range is bounded before it is expanded).
+func FuzzParseRange(f *testing.F) {
+	for _, s := range []string{"2..16", "2..16:2", "1,2..8:3", "1..2147483648", "1..10:9223372036854775807", "0", "4,2", ""} {
+		f.Add(s, 4096)
+	}
+	f.Fuzz(func(t *testing.T, s string, max int) {
+		if max < 1 || max > 1_000_000 {
+			return
+		}
+		got, err := ParseRange(s, max)
+		if err != nil {
+			return
+		}
+		if len(got) == 0 || len(got) > max {
+			t.Fatalf("%q: %d values for max %d", s, len(got), max)
+		}
+		for i, v := range got {
+			if v < 1 || v > max || i > 0 && v <= got[i-1] {
+				t.Fatalf("%q: values %v (max %d)", s, got, max)
+			}
+		}
+	})
 }
