@@ -178,9 +178,11 @@ func CalibrateMLEnergy(rows []MLEnergyRow, d model.Deployment, osl *OSLHistogram
 	for i, name := range MLEnergyParams {
 		pinned = append(pinned, fmt.Sprintf("%s ±%.0f %%", name, 100*sd(i)))
 	}
-	isl := fmt.Sprintf("The prompts' mean length, unpublished, was fitted as a nuisance parameter: %.0f tokens (±%.0f %%).", fit.ISLMean, 100*sd(len(MLEnergyParams)))
+	var isl string
 	if bench.ISLKnown {
 		isl = fmt.Sprintf("The prompts' mean length was given, not fitted: %.0f tokens.", fit.ISLMean)
+	} else {
+		isl = fmt.Sprintf("The prompts' mean length, unpublished, was fitted as a nuisance parameter: %.0f tokens (±%.0f %%).", fit.ISLMean, 100*sd(len(MLEnergyParams)))
 	}
 	p.Note = fmt.Sprintf("Fitted (MAP with the kernel prior's priors, Levenberg–Marquardt) to the steady-state median ITL, output throughput and mean running batch of every row, re-simulated as the benchmark ran them (all requests at t = 0, output lengths from the task's distribution, its steady-state window); power line (power_busy_w, power_pj_per_flop) by least squares on the rows' power with idle and limit from the catalogue. Posterior log-sd: %s. %s Not pinned by these runs (kept from the prior): prefill_ns_per_token, prefill_attn_ns_per_pair, host_overhead_ns (0: --async-scheduling). Frontend delay borrowed from %s (the benchmark does not time it).",
 		strings.Join(pinned, ", "), isl, orNone(from))

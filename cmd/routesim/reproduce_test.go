@@ -21,15 +21,16 @@ var shippedFits = []struct {
 }{
 	{[]string{"--spec", "validate/data/a100-qwen3-8b-n8/calib.json"}, "model/data/profiles/a100-sxm4-40gb-qwen3-8b-tp1-calibrated.json", "validate/data/a100-qwen3-8b-n8/calibration-report.txt"},
 	{[]string{"--spec", "validate/data/h100-llama3.1-8b-inferencesim/calib.json"}, "model/data/profiles/h100-sxm5-80gb-llama-3.1-8b-tp1-calibrated.json", "validate/data/h100-llama3.1-8b-inferencesim/calibration-report.txt"},
-	mlenergyFit("Qwen3-8B", 1, "qwen3-8b"),
-	mlenergyFit("Qwen3-32B", 1, "qwen3-32b"),
-	mlenergyFit("Qwen3-32B", 2, "qwen3-32b"),
-	mlenergyFit("Llama-3.1-8B", 1, "llama-3.1-8b"),
-	mlenergyFit("Llama-3.1-70B", 4, "llama-3.1-70b"),
+	mlenergyFit("Qwen3-8B", 1),
+	mlenergyFit("Qwen3-32B", 1),
+	mlenergyFit("Qwen3-32B", 2),
+	mlenergyFit("Llama-3.1-8B", 1),
+	mlenergyFit("Llama-3.1-70B", 4),
 }
 
-// mlenergyFit is the shipped ML.ENERGY fit of one H100 deployment.
-func mlenergyFit(llm string, tp int, osl string) struct {
+// mlenergyFit is the shipped ML.ENERGY fit of one H100 deployment, on its
+// model's own output-length histogram.
+func mlenergyFit(llm string, tp int) struct {
 	args            []string
 	profile, report string
 } {
@@ -38,7 +39,7 @@ func mlenergyFit(llm string, tp int, osl string) struct {
 	return struct {
 		args            []string
 		profile, report string
-	}{[]string{"--mlenergy", dir + "runs.csv", "--osl", dir + "osl-" + osl + ".json", "--model", llm, "--tp", fmt.Sprint(tp)},
+	}{[]string{"--mlenergy", dir + "runs.csv", "--osl", dir + "osl-" + strings.ToLower(llm) + ".json", "--model", llm, "--tp", fmt.Sprint(tp)},
 		"model/data/profiles/" + name + ".json", dir + name + "-report.txt"}
 }
 
