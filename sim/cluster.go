@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/routesim/routesim/model"
@@ -15,7 +14,9 @@ type Result struct {
 	Workers []WorkerStats // one per worker
 	// Makespan runs from the first arrival to the last event.
 	Makespan Time
-	Events   uint64
+	// Events counts the events handled, each engine step one, whether it
+	// was handled alone or inside a decode run.
+	Events uint64
 	// GPU is the simulated NVML trace, sampled every NVMLPeriod over the
 	// sampler's span (Config.NVML), kept only with NVMLConfig.Series.
 	GPU      GPUSamples
@@ -73,33 +74,44 @@ type cluster struct {
 	t0       Time      // the first arrival
 	records  []Record  // of the requests retired so far, in index order
 	retired  int       // requests [0, retired) are records now
+	runs     bool      // workers may take decode runs (decodeRun)
+	cur      Event     // the event being handled
+	last     Time      // when the last event that did something fired
+	absorbed uint64    // step ends applied inside decode runs
+	stale    uint64    // step-end events of runs cut short, ignored
 }
 
 // Run simulates wl on the configured cluster with routing policy pol.
 // It fails on an invalid configuration, or, as a broken invariant, if any
 // request did not end exactly once.
 func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
+	_, res, err := run(cfg, wl, pol)
+	return res, err
+}
+
+// run is Run, also returning the cluster it ran.
+func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if bs := cfg.Front().Worker.BlockSize; wl.BlockSize != bs {
-		return nil, fmt.Errorf("sim: workload prepared for block size %d, workers use %d", wl.BlockSize, bs)
+		return nil, nil, fmt.Errorf("sim: workload prepared for block size %d, workers use %d", wl.BlockSize, bs)
 	}
 	c := &cluster{cfg: cfg, wl: wl, pol: pol, noise: Stream(cfg.Seed, "service")}
 	c.records = make([]Record, 0, wl.Len())
 	for i := range wl.Jobs {
 		if err := wl.Jobs[i].check(wl.BlockSize); err != nil {
-			return nil, fmt.Errorf("sim: job %d (line %d): %w", i, wl.Jobs[i].Line, err)
+			return nil, nil, fmt.Errorf("sim: job %d (line %d): %w", i, wl.Jobs[i].Line, err)
 		}
 		c.reqs.add(newReqState(&wl.Jobs[i]))
 	}
 	if wl.Jobs == nil && wl.Stream != nil {
 		if cfg.FollowUp != nil {
-			return nil, fmt.Errorf("sim: a streamed workload cannot have closed-loop clients (they need every job at hand)")
+			return nil, nil, fmt.Errorf("sim: a streamed workload cannot have closed-loop clients (they need every job at hand)")
 		}
 		src, err := wl.Stream()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer src.Close()
 		c.src = src
@@ -118,6 +130,7 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 	c.nvml = newNVML(c.workers, cfg.NVML)
 	c.rt = newRouter(c.workers, cfg.Router, c.eng.Now)
 	c.reqs.recycled = c.rt.forgetScans
+	c.runs = !cfg.StepByStep && cfg.Observer == nil && !cfg.CheckInvariants && c.rt.engine == nil
 	if c.src != nil {
 		if c.pull() {
 			c.t0 = c.reqs.at(0).job.Arrival
@@ -128,9 +141,10 @@ func Run(cfg Config, wl *Workload, pol policy.Policy) (*Result, error) {
 	}
 	c.eng.Run(c)
 	if err := c.eng.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return c.result()
+	res, err := c.result()
+	return c, res, err
 }
 
 func newReqState(j *Job) reqState {
@@ -139,6 +153,13 @@ func newReqState(j *Job) reqState {
 
 // Handle dispatches one event.
 func (c *cluster) Handle(e Event) {
+	if e.Kind == KindStepEnd {
+		if w := c.workers[e.Arg]; !w.busy || e.At != w.endAt {
+			c.stale++ // the end of a run that was cut short
+			return
+		}
+	}
+	c.cur, c.last = e, e.At
 	switch e.Kind {
 	case KindArrival, KindResend, KindFollowUp, KindRoute, KindTimeout:
 		c.reqs.at(e.Arg).events--
@@ -159,6 +180,10 @@ func (c *cluster) Handle(e Event) {
 		c.deliverKV()
 	case KindStepEnd:
 		w := c.workers[e.Arg]
+		if w.run.k > 0 {
+			c.advance(w, w.run.k)
+			w.run = decodeRun{}
+		}
 		w.busy = false
 		w.finishStep(c.sampled)
 		c.startStep(w)
@@ -264,12 +289,27 @@ func (c *cluster) startStep(w *worker) {
 	if len(w.sched) == 0 {
 		return
 	}
-	ns := w.prof.StepNs(b)
-	if s := w.prof.NoiseSigma; s > 0 {
-		ns *= math.Exp(s*c.noise.NormFloat64() - s*s/2)
-	}
-	dur := max(Time(math.Round(ns)), 1)
+	dur := c.stepDur(w, b)
 	w.busy = true
+	c.bookStep(w, c.eng.Now(), dur, b)
+	if c.cfg.Observer != nil {
+		c.cfg.Observer.Step(w.id, c.eng.Now(), dur, b, len(w.sched), w.kv.Used())
+	}
+	if c.cfg.CheckInvariants {
+		if err := w.kv.Check(); err != nil {
+			panic(fmt.Sprintf("sim: worker %d: %v", w.id, err))
+		}
+	}
+	end := c.eng.Now() + dur
+	if c.runs {
+		end = c.planRun(w, b, dur)
+	}
+	c.scheduleStepEnd(w, end)
+}
+
+// bookStep counts a step of w running [start, start+dur) with batch b:
+// the worker's counters and the GPU sampler.
+func (c *cluster) bookStep(w *worker, start, dur Time, b model.Batch) {
 	w.stats.Steps++
 	w.stats.BusyNs += dur
 	w.stats.BatchedTokensSum += b.PrefillTokens + b.DecodeSeqs
@@ -280,16 +320,16 @@ func (c *cluster) startStep(w *worker) {
 	if w.prof.FLOPPower() {
 		flops = w.prof.StepFLOPs(b)
 	}
-	c.nvml.add(w.id, c.eng.Now()-c.t0, dur, Time(w.prof.HostOverheadNs), flops)
-	if c.cfg.Observer != nil {
-		c.cfg.Observer.Step(w.id, c.eng.Now(), dur, b, len(w.sched), w.kv.Used())
-	}
-	if c.cfg.CheckInvariants {
-		if err := w.kv.Check(); err != nil {
-			panic(fmt.Sprintf("sim: worker %d: %v", w.id, err))
-		}
-	}
-	c.eng.Schedule(c.eng.Now()+dur, KindStepEnd, int32(w.id))
+	c.nvml.add(w.id, start-c.t0, dur, Time(w.prof.HostOverheadNs), flops)
+}
+
+// scheduleStepEnd schedules the end of w's step (or run of steps) at t.
+// Steps ending at the same instant end in worker order, whenever they
+// were scheduled, so a run of steps ends where its steps one by one
+// would.
+func (c *cluster) scheduleStepEnd(w *worker, t Time) {
+	w.endAt = t
+	c.eng.ScheduleOrdered(t, KindStepEnd, int32(w.id), uint64(w.id))
 }
 
 // sampled records a token of request ri produced at the current time.
@@ -336,9 +376,9 @@ func (c *cluster) httpCode(s Status) int {
 }
 
 func (c *cluster) result() (*Result, error) {
-	res := &Result{Workers: make([]WorkerStats, len(c.workers)), Events: c.eng.Processed()}
+	res := &Result{Workers: make([]WorkerStats, len(c.workers)), Events: c.eng.Processed() + c.absorbed - c.stale}
 	if c.reqs.len() > 0 {
-		res.Makespan = c.eng.Now() - c.t0
+		res.Makespan = c.last - c.t0
 	}
 	c.retire()
 	if c.retired < c.reqs.len() {

@@ -124,6 +124,9 @@ func (c *cluster) timeout(i int32) {
 			c.rt.firstToken(w.id, r.booked)
 		}
 		c.rt.finish(w.id, r.prompt())
+		if w.run.k > 0 {
+			c.cut(w)
+		}
 		w.abort(i)
 		if !w.busy && !w.kicked && w.hasWork() {
 			w.kicked = true
@@ -158,6 +161,9 @@ func (c *cluster) dispatch(i int32, w int) {
 	r.worker, r.dispatched = int32(w), c.eng.Now()
 	r.booked = c.rt.book(w, r.job.InputTokens, r.prompt())
 	wk := c.workers[w]
+	if wk.run.k > 0 {
+		c.cut(wk)
+	}
 	wk.enqueue(i)
 	if !wk.busy && !wk.kicked {
 		wk.kicked = true

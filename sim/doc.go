@@ -5,8 +5,8 @@
 // Reading guide, in the order a request meets the code:
 //
 //   - engine.go — Time, the event queue and its tie-break order (events at
-//     one instant fire by kind, then in scheduling order), nothing
-//     domain-specific beyond the kinds.
+//     one instant fire by kind, then in scheduling order or by a key the
+//     scheduler gives), nothing domain-specific beyond the kinds.
 //   - cluster.go — Run: builds the workers and the router stage from a
 //     Config, drives the events, assembles the Result; the invariant checks
 //     (every request ends once, no KV block referenced at the end).
@@ -19,7 +19,8 @@
 //     holders.go the inverted indexes of in-flight and stored blocks that
 //     answer a decision for every worker in one pass.
 //   - worker.go — one engine: FCFS waiting queue, continuous batching under
-//     a token budget with chunked prefill, recompute preemption, abort.
+//     a token budget with chunked prefill, recompute preemption, abort;
+//     decoderun.go the decode-only steps a worker takes as one event.
 //   - kvcache.go, blockindex.go — the paged KV cache with prefix caching
 //     and LRU eviction of unreferenced blocks.
 //   - job.go, store.go — the prepared requests (Workload, Job; built by

@@ -23,7 +23,8 @@ func (t Time) Ms() float64 { return float64(t) / 1e6 }
 type Kind uint8
 
 // Event is one scheduled occurrence. Events at the same time fire by Kind,
-// then in scheduling order (Seq), so runs are deterministic.
+// then by Seq: the scheduling order, or the key ScheduleOrdered gave, so
+// runs are deterministic.
 type Event struct {
 	At   Time
 	Seq  uint64
@@ -73,6 +74,17 @@ func (e *Engine) Schedule(at Time, kind Kind, arg int32) {
 	}
 	e.seq++
 	e.q.push(Event{At: at, Seq: e.seq, Kind: kind, Arg: arg})
+}
+
+// ScheduleOrdered adds an event that, among events of its kind at its
+// time, fires in the order of key instead of scheduling order. A kind
+// should be scheduled one way or the other, never both.
+func (e *Engine) ScheduleOrdered(at Time, kind Kind, arg int32, key uint64) {
+	if at < e.now || at > Horizon {
+		e.Schedule(at, kind, arg) // refused, with the reason
+		return
+	}
+	e.q.push(Event{At: at, Seq: key, Kind: kind, Arg: arg})
 }
 
 // Stop ends the run after the event being handled, with err as the

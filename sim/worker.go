@@ -75,6 +75,8 @@ type worker struct {
 	sched   []schedEntry
 	busy    bool
 	kicked  bool
+	endAt   Time      // when the step (or run) in flight ends
+	run     decodeRun // the decode run under way, if any
 	stats   WorkerStats
 }
 

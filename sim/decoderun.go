@@ -1,0 +1,201 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/routesim/routesim/model"
+)
+
+// decodeRun is a run of engine steps a worker takes as one event. Once a
+// worker's batch only decodes and nothing waits, every step until the
+// next change repeats the same requests with one more context token each,
+// so the run's step times follow from the first step's batch. The cluster
+// schedules one step end, at the run's last step, and applies the steps
+// before it (tokens, block allocations and commits, counters, the GPU
+// sampler) only when something needs the worker's state: the last step's
+// end, a request dispatched to the worker, or a client giving up on one of
+// its requests (cut). Nothing outside the worker reads that state in
+// between: the run is only taken when the worker's KV changes reach no
+// one (no KV events to the router, no published usage), without service
+// noise and without a step observer, and it stops before the first step
+// in which a request finishes. The results are those of simulating every
+// step (Config.StepByStep, compared in tests).
+type decodeRun struct {
+	k    int         // steps in the run (0 = none under way); step k ends the run
+	done int         // steps begun: 1..done-1 are finished, done is in flight
+	at   Time        // the start of step done
+	dur  Time        // its duration
+	b    model.Batch // step 1's batch
+}
+
+// stepDur is the duration of a step with batch b: the profile's time with
+// the service noise, at least 1 ns.
+func (c *cluster) stepDur(w *worker, b model.Batch) Time {
+	ns := w.prof.StepNs(b)
+	if s := w.prof.NoiseSigma; s > 0 {
+		ns *= math.Exp(s*c.noise.NormFloat64() - s*s/2)
+	}
+	return max(Time(math.Round(ns)), 1)
+}
+
+// batch is step s's batch in the run: step 1's with s−1 more context
+// tokens per request.
+func (r *decodeRun) batch(s int) model.Batch {
+	b := r.b
+	b.DecodeCtxTokens += b.DecodeSeqs * (s - 1)
+	return b
+}
+
+// planRun starts a run at w's step just begun (batch b, duration dur) if
+// the step qualifies, and returns when the run's last step ends (the
+// step's own end if no run is taken).
+func (c *cluster) planRun(w *worker, b model.Batch, dur Time) Time {
+	now := c.eng.Now()
+	end := now + dur
+	n := len(w.sched)
+	if c.cfg.StepByStep || w.prof.NoiseSigma > 0 || w.numWaiting() > 0 || b.PrefillTokens > 0 ||
+		b.DecodeSeqs != n || n != len(w.running) {
+		return end
+	}
+	k := c.runLength(w)
+	if k < 2 {
+		return end
+	}
+	w.run = decodeRun{k: 1, done: 1, at: now, dur: dur, b: b}
+	for s := 2; s <= k; s++ {
+		d := c.stepDur(w, w.run.batch(s))
+		if end+d > Horizon {
+			break
+		}
+		end += d
+		w.run.k = s
+	}
+	if w.run.k < 2 {
+		w.run = decodeRun{}
+		return now + dur
+	}
+	return end
+}
+
+// runLength is how many steps w's batch may run unchanged: up to the step
+// in which a request samples its last token, while the blocks the steps
+// allocate are free (no preemption), and, when the router hears the
+// worker's KV events, before any step that allocates or commits a block.
+func (c *cluster) runLength(w *worker) int {
+	B := w.cfg.BlockSize
+	events := w.kv.Events != nil
+	k := math.MaxInt
+	for _, e := range w.sched {
+		r := w.reqs.at(e.req)
+		k = min(k, int(r.osl)-r.generated)
+		if events {
+			// Step s computes token c+s and needs blocksFor(c+s) blocks;
+			// its end commits the block it fills, if one of the job's.
+			k = min(k, B*len(r.table)-r.computed)
+			if r.committed < len(r.blocks) {
+				k = min(k, B*(r.committed+1)-r.computed)
+			}
+		}
+	}
+	if events || k < 2 {
+		return k
+	}
+	// Without events, allocations are the worker's own business as long
+	// as none fails: the longest run whose allocations fit the free blocks.
+	free := w.kv.Free()
+	if c.allocations(w, k) <= free {
+		return k
+	}
+	lo, hi := 1, k // allocations(lo) ≤ free < allocations(hi)
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if c.allocations(w, mid) <= free {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// allocations is the number of blocks steps 2..k of a run starting at w's
+// step in flight allocate.
+func (c *cluster) allocations(w *worker, k int) int {
+	total := 0
+	for _, e := range w.sched {
+		r := w.reqs.at(e.req)
+		total += max(w.blocksFor(r.computed+k)-len(r.table), 0)
+	}
+	return total
+}
+
+// advance applies w's run up to step j: steps before j finish (their
+// tokens, block commits, second-token times) and steps up to j begin
+// (block allocations, counters, the GPU sampler), in the order simulating
+// each step would apply them.
+func (c *cluster) advance(w *worker, j int) {
+	run := &w.run
+	B := w.cfg.BlockSize
+	for s := run.done + 1; s <= j; s++ {
+		start := run.at + run.dur
+		for _, e := range w.sched { // step s−1 ends
+			r := w.reqs.at(e.req)
+			r.computed++
+			if full := min(r.computed/B, len(r.blocks)); full > r.committed {
+				for k := r.committed; k < full; k++ {
+					w.kv.Commit(r.table[k], r.blocks[k])
+				}
+				r.committed = full
+			}
+			if r.generated++; r.generated == 2 {
+				r.secondToken = start
+			}
+		}
+		c.absorbed++
+		for _, e := range w.sched { // step s begins
+			r := w.reqs.at(e.req)
+			if need := w.blocksFor(r.computed+1) - len(r.table); need > 0 {
+				t, ok := w.kv.Grow(r.table, need)
+				if !ok {
+					panic("sim: a decode run ran out of KV blocks it had counted")
+				}
+				r.table = t
+			}
+		}
+		b := run.batch(s)
+		dur := c.stepDur(w, b)
+		c.bookStep(w, start, dur, b)
+		run.done, run.at, run.dur = s, start, dur
+	}
+}
+
+// cut ends w's run at the step in flight now, the current event being
+// handled: a request was dispatched to w or one of its requests was given
+// up on, which the next step must see. The steps before it are applied;
+// if the run would have gone on, its step end moves to this step's.
+func (c *cluster) cut(w *worker) {
+	run := &w.run
+	j, end := run.done, run.at+run.dur
+	for ; j < run.k && !c.firesAfterNow(end, w.id); j++ {
+		end += c.stepDur(w, run.batch(j+1))
+	}
+	c.advance(w, j)
+	if j < run.k {
+		c.scheduleStepEnd(w, end)
+	}
+	*run = decodeRun{}
+}
+
+// firesAfterNow reports whether w's step end at t comes after the event
+// being handled.
+func (c *cluster) firesAfterNow(t Time, w int) bool {
+	now, cur := c.eng.Now(), c.cur
+	switch {
+	case t != now:
+		return t > now
+	case cur.Kind != KindStepEnd:
+		return KindStepEnd > cur.Kind
+	default:
+		return int32(w) > cur.Arg
+	}
+}

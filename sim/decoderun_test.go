@@ -1,0 +1,202 @@
+package sim_test
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/routesim/routesim/policy"
+	. "github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/workload"
+)
+
+// runBothWays runs wl on cfg twice, step by step and with decode runs,
+// under fresh policies built by newPol, and fails on any difference in
+// the records, the worker counters, the GPU sampler or the event count.
+// It returns how many step ends the decode runs applied without an event.
+func runBothWays(t *testing.T, name string, cfg Config, wl *Workload, newPol func() policy.Policy, clients func() FollowUp) uint64 {
+	t.Helper()
+	cfg.NVML.Series = true
+	var res [2]*Result
+	var absorbed uint64
+	for i, stepByStep := range []bool{true, false} {
+		c := cfg
+		c.StepByStep = stepByStep
+		if clients != nil {
+			c.FollowUp = clients()
+		}
+		r, stats, err := RunCounted(c, wl, newPol())
+		if err != nil {
+			t.Fatalf("%s (step by step %v): %v", name, stepByStep, err)
+		}
+		checkRecords(t, r)
+		res[i], absorbed = r, stats.Absorbed
+	}
+	a, b := res[0], res[1]
+	for k := range a.Records {
+		if !reflect.DeepEqual(a.Records[k], b.Records[k]) {
+			t.Fatalf("%s: request %d differs:\nstep by step %+v\ndecode runs  %+v", name, k, a.Records[k], b.Records[k])
+		}
+	}
+	power := func(w int, u float64) float64 { return 100 + 200*u }
+	switch {
+	case len(a.Records) != len(b.Records):
+		t.Fatalf("%s: %d records step by step, %d with decode runs", name, len(a.Records), len(b.Records))
+	case !reflect.DeepEqual(a.Workers, b.Workers):
+		t.Fatalf("%s: worker counters differ:\n%+v\n%+v", name, a.Workers, b.Workers)
+	case !reflect.DeepEqual(a.GPU, b.GPU):
+		t.Fatalf("%s: GPU samples differ", name)
+	case !reflect.DeepEqual(a.GPUStats(power), b.GPUStats(power)):
+		t.Fatalf("%s: GPU statistics differ", name)
+	case a.Makespan != b.Makespan || a.Events != b.Events:
+		t.Fatalf("%s: makespan %d / %d, events %d / %d", name, a.Makespan, b.Makespan, a.Events, b.Events)
+	}
+	return absorbed
+}
+
+// TestDecodeRunsMatchStepByStep holds decode runs to the step-by-step
+// simulation on random clusters: every policy, tiny KV pools that
+// preempt, prefix caching on and off, client timeouts and retries, KV
+// event lags, FLOP-driven power and closed-loop clients.
+func TestDecodeRunsMatchStepByStep(t *testing.T) {
+	names := policy.Names()
+	var absorbed uint64
+	for seed := uint64(1); seed <= 80; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 1234))
+		cfg := testConfig(1 + rng.IntN(5))
+		cfg.Seed = seed
+		wc := &cfg.Pools[0].Worker
+		wc.BlockSize = []int{16, 32, 64}[rng.IntN(3)]
+		wc.MaxNumSeqs = 1 + rng.IntN(24)
+		wc.MaxNumBatchedTokens = 64 + rng.IntN(4096)
+		wc.MaxModelLen = 3400
+		wc.KVBlocks = (3400+wc.BlockSize-1)/wc.BlockSize + rng.IntN(300)
+		wc.NoPrefixCaching = rng.IntN(4) == 0
+		prof := *cfg.Pools[0].Profile
+		prof.DecodeNsPerCtxToken = float64(rng.IntN(40))
+		if rng.IntN(3) == 0 {
+			prof.PowerPJPerFLOP, prof.FLOPsPerToken, prof.AttnFLOPsPerPair = 1, 1.6e10, 1e6
+		}
+		if rng.IntN(6) == 0 {
+			prof.NoiseSigma = 0.2
+		}
+		cfg.Pools[0].Profile = &prof
+		if rng.IntN(3) == 0 {
+			cfg.Router.Timeout = Time(200+rng.IntN(3000)) * Millisecond
+			cfg.Router.Retries, cfg.Router.RetryBackoff = rng.IntN(3), 50*Millisecond
+		}
+		name := names[rng.IntN(len(names))]
+		p := policy.DefaultParams()
+		e, _ := policy.Lookup(name)
+		cfg = routerFor(cfg, e, p)
+		if cfg.Router.KVAware && rng.IntN(2) == 0 {
+			cfg.Router.KVEventLag = Time(rng.IntN(30)) * Millisecond
+		}
+		newPol := func() policy.Policy {
+			p.Rand = Stream(seed, "router")
+			pol, err := policy.New(name, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pol
+		}
+		label := fmt.Sprintf("seed %d (%s, N=%d)", seed, name, cfg.NumWorkers())
+		if rng.IntN(4) == 0 { // closed-loop chat clients
+			bs := wc.BlockSize
+			clients := rng.IntN(6) + 1
+			newClients := func() (FollowUp, *Workload) {
+				cc := newChatClients(bs, 2+rng.IntN(3), Time(rng.IntN(80))*Millisecond)
+				wl := &Workload{Name: "chat", BlockSize: bs}
+				for i := 0; i < clients; i++ {
+					j := cc.job(nil, Time(i)*Millisecond)
+					j.ID = i
+					wl.Jobs = append(wl.Jobs, *j)
+				}
+				for i := range wl.Jobs {
+					cc.turn[&wl.Jobs[i]], cc.client[&wl.Jobs[i]] = 1, i
+				}
+				return cc, wl
+			}
+			// Both runs need identical clients: rebuild them from one seed.
+			mk := func() (FollowUp, *Workload) {
+				rng = rand.New(rand.NewPCG(seed, 77))
+				return newClients()
+			}
+			_, wl := mk()
+			absorbed += runBothWays(t, label+" chat", cfg, wl, newPol, func() FollowUp {
+				cc, w2 := mk()
+				for i := range w2.Jobs { // the run's jobs are wl's: re-key the turn maps
+					c := cc.(*chatClients)
+					c.turn[&wl.Jobs[i]], c.client[&wl.Jobs[i]] = 1, i
+				}
+				return cc
+			})
+			continue
+		}
+		reqs := randomTrace(rng, 1+rng.IntN(80))
+		wl, err := workload.Prepare(mkTrace(*reqs...), wc.BlockSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		absorbed += runBothWays(t, label, cfg, wl, newPol, nil)
+	}
+	if absorbed == 0 {
+		t.Fatal("no decode run took a step: the comparison tested nothing")
+	}
+	t.Logf("%d step ends applied inside decode runs", absorbed)
+}
+
+// TestDecodeRunsAtTies is the comparison on lockstep traffic: identical
+// requests arriving together on workers with round step times, a router
+// queue that parks and drains, and client deadlines on a 10 µs grid, so
+// that dispatches and aborts land on the very nanosecond a decode run's
+// step ends, on its own worker or another.
+func TestDecodeRunsAtTies(t *testing.T) {
+	var absorbed uint64
+	for seed := uint64(1); seed <= 60; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 4321))
+		n := 2 + rng.IntN(3)
+		cfg := testConfig(n)
+		cfg.Seed = seed
+		wc := &cfg.Pools[0].Worker
+		wc.BlockSize, wc.MaxNumSeqs, wc.KVBlocks = 16, 2+rng.IntN(6), 400+rng.IntN(400)
+		wc.MaxModelLen = wc.KVBlocks * 16
+		if rng.IntN(2) == 0 {
+			cfg.Router.Timeout = Time(100+rng.IntN(200)) * 10 * Microsecond
+		}
+		name := []string{"kv-admission", "kv", "kv-backpressure", "round-robin", "least-loaded"}[rng.IntN(5)]
+		p := policy.DefaultParams()
+		p.RouterQueueThreshold = []float64{0.01, 0.1, 0.5}[rng.IntN(3)]
+		e, _ := policy.Lookup(name)
+		cfg = routerFor(cfg, e, p)
+		var reqs []treq
+		for g := 0; g < 4+rng.IntN(6); g++ {
+			at := Time(rng.IntN(40)) * Millisecond
+			isl, osl := 16*(1+rng.IntN(20)), 2+rng.IntN(60)
+			ids := seqIDs(int64(rng.IntN(3))*100, int64((isl+511)/512))
+			for k := 0; k < n+rng.IntN(n+1); k++ {
+				reqs = append(reqs, treq{at: at, isl: isl, osl: osl, ids: ids})
+			}
+		}
+		slices.SortStableFunc(reqs, func(a, b treq) int { return cmp.Compare(a.at, b.at) })
+		wl, err := workload.Prepare(mkTrace(reqs...), wc.BlockSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		newPol := func() policy.Policy {
+			p.Rand = Stream(seed, "router")
+			pol, err := policy.New(name, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pol
+		}
+		absorbed += runBothWays(t, fmt.Sprintf("seed %d (%s, N=%d)", seed, name, n), cfg, wl, newPol, nil)
+	}
+	if absorbed == 0 {
+		t.Fatal("no decode run took a step: the comparison tested nothing")
+	}
+}
