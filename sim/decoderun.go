@@ -48,12 +48,13 @@ func (r *decodeRun) batch(s int) model.Batch {
 
 // planRun starts a run at w's step just begun (batch b, duration dur) if
 // the step qualifies, and returns when the run's last step ends (the
-// step's own end if no run is taken).
+// step's own end if no run is taken). The cluster calls it only where
+// runs are allowed (cluster.runs).
 func (c *cluster) planRun(w *worker, b model.Batch, dur Time) Time {
 	now := c.eng.Now()
 	end := now + dur
 	n := len(w.sched)
-	if c.cfg.StepByStep || w.prof.NoiseSigma > 0 || w.numWaiting() > 0 || b.PrefillTokens > 0 ||
+	if w.prof.NoiseSigma > 0 || w.numWaiting() > 0 || b.PrefillTokens > 0 ||
 		b.DecodeSeqs != n || n != len(w.running) {
 		return end
 	}
