@@ -159,6 +159,22 @@ func (p *Profile) StepFLOPs(b Batch) float64 {
 
 // StepNs is the step time of batch b in nanoseconds, before noise.
 func (p *Profile) StepNs(b Batch) float64 {
+	return p.StepNsWithCurve(b, p.CurveNs(b.PrefillTokens+b.DecodeSeqs))
+}
+
+// CurveNs is a kernel profile's token-wise layer term for a step of
+// tokens tokens, k·lin(tokens) (0 for a linear profile): the part of StepNs
+// that depends on the step's token count alone.
+func (p *Profile) CurveNs(tokens int) float64 {
+	if p.LinearCurve == nil {
+		return 0
+	}
+	return p.LinearScale * p.LinearCurve.Compute(tokens)
+}
+
+// StepNsWithCurve is StepNs(b) given its curve term (CurveNs of b's
+// tokens), bit for bit: steps with the same token count share the term.
+func (p *Profile) StepNsWithCurve(b Batch, curve float64) float64 {
 	t := p.StepBaseNs +
 		p.PrefillNsPerToken*float64(b.PrefillTokens) +
 		p.PrefillAttnNsPerTokenCtx*b.PrefillTokenCtx +
@@ -166,7 +182,7 @@ func (p *Profile) StepNs(b Batch) float64 {
 		p.DecodeNsPerSeq*float64(b.DecodeSeqs) +
 		p.DecodeNsPerCtxToken*float64(b.DecodeCtxTokens)
 	if p.LinearCurve != nil {
-		t += p.LinearScale * p.LinearCurve.Compute(b.PrefillTokens+b.DecodeSeqs)
+		t += curve
 	}
 	return t
 }

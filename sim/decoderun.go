@@ -26,6 +26,7 @@ type decodeRun struct {
 	at   Time        // the start of step done
 	dur  Time        // its duration
 	b    model.Batch // step 1's batch
+	lin  float64     // the profile's curve term, the same for every step
 }
 
 // stepDur is the duration of a step with batch b: the profile's time with
@@ -36,6 +37,12 @@ func (c *cluster) stepDur(w *worker, b model.Batch) Time {
 		ns *= math.Exp(s*c.noise.NormFloat64() - s*s/2)
 	}
 	return max(Time(math.Round(ns)), 1)
+}
+
+// stepDur is the duration of step s of w's run (no noise: runs are taken
+// only without it).
+func (r *decodeRun) stepDur(w *worker, s int) Time {
+	return max(Time(math.Round(w.prof.StepNsWithCurve(r.batch(s), r.lin))), 1)
 }
 
 // batch is step s's batch in the run: step 1's with s−1 more context
@@ -62,9 +69,9 @@ func (c *cluster) planRun(w *worker, b model.Batch, dur Time) Time {
 	if k < 2 {
 		return end
 	}
-	w.run = decodeRun{k: 1, done: 1, at: now, dur: dur, b: b}
+	w.run = decodeRun{k: 1, done: 1, at: now, dur: dur, b: b, lin: w.prof.CurveNs(n)}
 	for s := 2; s <= k; s++ {
-		d := c.stepDur(w, w.run.batch(s))
+		d := w.run.stepDur(w, s)
 		if end+d > Horizon {
 			break
 		}
@@ -163,9 +170,8 @@ func (c *cluster) advance(w *worker, j int) {
 				r.table = t
 			}
 		}
-		b := run.batch(s)
-		dur := c.stepDur(w, b)
-		c.bookStep(w, start, dur, b)
+		dur := run.stepDur(w, s)
+		c.bookStep(w, start, dur, run.batch(s))
 		run.done, run.at, run.dur = s, start, dur
 	}
 }
@@ -178,7 +184,7 @@ func (c *cluster) cut(w *worker) {
 	run := &w.run
 	j, end := run.done, run.at+run.dur
 	for ; j < run.k && !c.firesAfterNow(end, w.id); j++ {
-		end += c.stepDur(w, run.batch(j+1))
+		end += run.stepDur(w, j+1)
 	}
 	c.advance(w, j)
 	if j < run.k {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 	. "github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/workload"
@@ -57,6 +58,17 @@ func runBothWays(t *testing.T, name string, cfg Config, wl *Workload, newPol fun
 	return absorbed
 }
 
+// kernelProfiles are the built-in profiles with a measured layer curve.
+var kernelProfiles = func() []*model.Profile {
+	var out []*model.Profile
+	for _, p := range model.BuiltinProfiles() {
+		if p.IsKernel() {
+			out = append(out, p)
+		}
+	}
+	return out
+}()
+
 // TestDecodeRunsMatchStepByStep holds decode runs to the step-by-step
 // simulation on random clusters: every policy, tiny KV pools that
 // preempt, prefix caching on and off, client timeouts and retries, KV
@@ -77,6 +89,9 @@ func TestDecodeRunsMatchStepByStep(t *testing.T) {
 		wc.NoPrefixCaching = rng.IntN(4) == 0
 		prof := *cfg.Pools[0].Profile
 		prof.DecodeNsPerCtxToken = float64(rng.IntN(40))
+		if rng.IntN(3) == 0 { // a measured kernel profile: a layer curve, FLOP power
+			prof = *kernelProfiles[rng.IntN(len(kernelProfiles))]
+		}
 		if rng.IntN(3) == 0 {
 			prof.PowerPJPerFLOP, prof.FLOPsPerToken, prof.AttnFLOPsPerPair = 1, 1.6e10, 1e6
 		}
