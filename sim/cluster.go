@@ -300,11 +300,11 @@ func (c *cluster) startStep(w *worker) {
 			panic(fmt.Sprintf("sim: worker %d: %v", w.id, err))
 		}
 	}
-	end := c.eng.Now() + dur
+	start, end := c.eng.Now(), c.eng.Now()+dur
 	if c.runs {
-		end = c.planRun(w, b, dur)
+		start, end = c.planRun(w, b, dur)
 	}
-	c.scheduleStepEnd(w, end)
+	c.scheduleStepEnd(w, start, end)
 }
 
 // bookStep counts a step of w running [start, start+dur) with batch b:
@@ -323,13 +323,13 @@ func (c *cluster) bookStep(w *worker, start, dur Time, b model.Batch) {
 	c.nvml.add(w.id, start-c.t0, dur, Time(w.prof.HostOverheadNs), flops)
 }
 
-// scheduleStepEnd schedules the end of w's step (or run of steps) at t.
-// Steps ending at the same instant end in worker order, whenever they
-// were scheduled, so a run of steps ends where its steps one by one
-// would.
-func (c *cluster) scheduleStepEnd(w *worker, t Time) {
+// scheduleStepEnd schedules the end, at t, of w's step that started at
+// start (the last step of a run). Steps ending at the same instant end in
+// the order they started, as if scheduled when they started (which a
+// run's last step was not), then in worker order.
+func (c *cluster) scheduleStepEnd(w *worker, start, t Time) {
 	w.endAt = t
-	c.eng.ScheduleOrdered(t, KindStepEnd, int32(w.id), uint64(w.id))
+	c.eng.ScheduleOrdered(t, KindStepEnd, int32(w.id), uint64(start))
 }
 
 // sampled records a token of request ri produced at the current time.

@@ -54,20 +54,20 @@ func (r *decodeRun) batch(s int) model.Batch {
 }
 
 // planRun starts a run at w's step just begun (batch b, duration dur) if
-// the step qualifies, and returns when the run's last step ends (the
-// step's own end if no run is taken). The cluster calls it only where
-// runs are allowed (cluster.runs).
-func (c *cluster) planRun(w *worker, b model.Batch, dur Time) Time {
+// the step qualifies, and returns when the run's last step starts and
+// ends (the step's own start and end if no run is taken). The cluster
+// calls it only where runs are allowed (cluster.runs).
+func (c *cluster) planRun(w *worker, b model.Batch, dur Time) (start, end Time) {
 	now := c.eng.Now()
-	end := now + dur
+	start, end = now, now+dur
 	n := len(w.sched)
 	if w.prof.NoiseSigma > 0 || w.numWaiting() > 0 || b.PrefillTokens > 0 ||
 		b.DecodeSeqs != n || n != len(w.running) {
-		return end
+		return start, end
 	}
 	k := c.runLength(w)
 	if k < 2 {
-		return end
+		return start, end
 	}
 	w.run = decodeRun{k: 1, done: 1, at: now, dur: dur, b: b, lin: w.prof.CurveNs(n)}
 	for s := 2; s <= k; s++ {
@@ -75,14 +75,13 @@ func (c *cluster) planRun(w *worker, b model.Batch, dur Time) Time {
 		if end+d > Horizon {
 			break
 		}
-		end += d
+		start, end = end, end+d
 		w.run.k = s
 	}
 	if w.run.k < 2 {
 		w.run = decodeRun{}
-		return now + dur
 	}
-	return end
+	return start, end
 }
 
 // runLength is how many steps w's batch may run unchanged: up to the step
@@ -182,26 +181,28 @@ func (c *cluster) advance(w *worker, j int) {
 // if the run would have gone on, its step end moves to this step's.
 func (c *cluster) cut(w *worker) {
 	run := &w.run
-	j, end := run.done, run.at+run.dur
-	for ; j < run.k && !c.firesAfterNow(end, w.id); j++ {
-		end += run.stepDur(w, j+1)
+	j, start, end := run.done, run.at, run.at+run.dur
+	for ; j < run.k && !c.firesAfterNow(w.id, start, end); j++ {
+		start, end = end, end+run.stepDur(w, j+1)
 	}
 	c.advance(w, j)
 	if j < run.k {
-		c.scheduleStepEnd(w, end)
+		c.scheduleStepEnd(w, start, end)
 	}
 	*run = decodeRun{}
 }
 
-// firesAfterNow reports whether w's step end at t comes after the event
-// being handled.
-func (c *cluster) firesAfterNow(t Time, w int) bool {
-	now, cur := c.eng.Now(), c.cur
+// firesAfterNow reports whether the end at t of w's step that started at
+// start comes after the event being handled, in the engine's order.
+func (c *cluster) firesAfterNow(w int, start, t Time) bool {
+	cur := c.cur
 	switch {
-	case t != now:
-		return t > now
+	case t != cur.At:
+		return t > cur.At
 	case cur.Kind != KindStepEnd:
 		return KindStepEnd > cur.Kind
+	case uint64(start) != cur.Seq:
+		return uint64(start) > cur.Seq
 	default:
 		return int32(w) > cur.Arg
 	}

@@ -23,8 +23,8 @@ func (t Time) Ms() float64 { return float64(t) / 1e6 }
 type Kind uint8
 
 // Event is one scheduled occurrence. Events at the same time fire by Kind,
-// then by Seq: the scheduling order, or the key ScheduleOrdered gave, so
-// runs are deterministic.
+// then by Seq (the scheduling order, or the key ScheduleOrdered gave),
+// then by Arg, so runs are deterministic.
 type Event struct {
 	At   Time
 	Seq  uint64
@@ -38,7 +38,7 @@ type Handler interface {
 }
 
 // Engine is a discrete-event loop: one binary heap ordered by (At, Kind,
-// Seq). It is single-goroutine by design. The heap is typed rather than
+// Seq, Arg). It is single-goroutine by design. The heap is typed rather than
 // container/heap, whose interface boxing cost one allocation per event.
 type Engine struct {
 	now  Time
@@ -77,8 +77,8 @@ func (e *Engine) Schedule(at Time, kind Kind, arg int32) {
 }
 
 // ScheduleOrdered adds an event that, among events of its kind at its
-// time, fires in the order of key instead of scheduling order. A kind
-// should be scheduled one way or the other, never both.
+// time, fires in the order of key, then of arg, instead of scheduling
+// order. A kind should be scheduled one way or the other, never both.
 func (e *Engine) ScheduleOrdered(at Time, kind Kind, arg int32, key uint64) {
 	if at < e.now || at > Horizon {
 		e.Schedule(at, kind, arg) // refused, with the reason
@@ -119,7 +119,10 @@ func (q eventQueue) less(i, j int) bool {
 	if a.Kind != b.Kind {
 		return a.Kind < b.Kind
 	}
-	return a.Seq < b.Seq
+	if a.Seq != b.Seq {
+		return a.Seq < b.Seq
+	}
+	return a.Arg < b.Arg
 }
 
 func (q *eventQueue) push(e Event) {
