@@ -250,6 +250,12 @@ func (s *overlapScan) run(blocks []uint64, version uint64, stored *holders) {
 // it for every worker; the scan computes all of them in one pass over the
 // blocks and answers the rest in O(1). Workers touched by no block keep
 // zero (epoch stamps, no clearing).
+//
+// The pass stops at the first block no worker holds in flight: equal
+// hashes mean equal prefixes (Job.Blocks), so a worker holding block k of
+// a request holds an in-flight request with the same first k+1 blocks,
+// and with them blocks 0..k−1; no later block can then be held. A
+// request's unique suffix, most of its blocks, costs one probe.
 type prefixScan struct {
 	scanKey
 	present []int32 // occurrences of the blocks among w's in-flight blocks
@@ -278,7 +284,11 @@ func (s *prefixScan) newBlocks(w, n int) int {
 func (s *prefixScan) run(blocks []uint64, version uint64, refs *holders) {
 	s.begin(blocks, version)
 	for _, b := range blocks {
-		for _, hd := range refs.of(b) {
+		hs := refs.of(b)
+		if len(hs) == 0 {
+			return
+		}
+		for _, hd := range hs {
 			s.touch(hd.w)
 			s.present[hd.w]++
 		}
