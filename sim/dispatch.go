@@ -180,6 +180,14 @@ type kvSink struct {
 func (s kvSink) Stored(h uint64)  { s.c.kvEvent(kvEvent{worker: s.w, stored: true, hash: h}) }
 func (s kvSink) Removed(h uint64) { s.c.kvEvent(kvEvent{worker: s.w, hash: h}) }
 
+// warm loads the router's stored-block slots of hashes whose events
+// follow now (KVCache.warm); lagged events reach the index later.
+func (s kvSink) warm(hs []uint64) {
+	if s.c.cfg.Router.KVEventLag == 0 {
+		s.c.rt.stored.lists.warm(hs)
+	}
+}
+
 func (c *cluster) kvEvent(e kvEvent) {
 	lag := c.cfg.Router.KVEventLag
 	if lag == 0 {

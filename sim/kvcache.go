@@ -24,6 +24,7 @@ type KVCache struct {
 	hashed   []bool
 	index    blockIndex // content hash → block holding it, plus one
 	looked   []int32    // the blocks the last Lookup found, for Acquire
+	scratch  []uint64   // Grow's evicted hashes
 	prev     []int32    // free-queue links of materialised blocks, -1 = none
 	next     []int32
 	head     int32
@@ -132,20 +133,48 @@ func (c *KVCache) Acquire(table []int32, hashes []uint64) []int32 {
 
 // Grow appends n fresh blocks to table, evicting cached content as needed.
 // It reports false, changing nothing, when fewer than n blocks are free.
+// The blocks are taken first and their old content dropped after, in the
+// same order, so that the index probes of several evictions overlap.
 func (c *KVCache) Grow(table []int32, n int) ([]int32, bool) {
 	if n > c.free {
 		return table, false
 	}
+	from := len(table)
 	for i := 0; i < n; i++ {
 		b := c.take()
+		c.ref[b] = 1
+		table = append(table, b)
+	}
+	if n > 1 {
+		c.scratch = c.scratch[:0]
+		for _, b := range table[from:] {
+			if c.hashed[b] {
+				c.scratch = append(c.scratch, c.hash[b])
+			}
+		}
+		c.warm(c.scratch)
+	}
+	for _, b := range table[from:] {
 		if c.hashed[b] {
 			c.drop(b)
 			c.Evictions++
 		}
-		c.ref[b] = 1
-		table = append(table, b)
 	}
 	return table, true
+}
+
+// warm loads the index slots where the hashes in hs live or would go,
+// here and at the sink of the worker's KV events, ahead of a loop that
+// commits or drops them: a probe of an index larger than the cache is a
+// trip to memory, and the trips of one loop then overlap.
+func (c *KVCache) warm(hs []uint64) {
+	if len(hs) < 2 {
+		return
+	}
+	c.index.warm(hs)
+	if w, ok := c.Events.(interface{ warm([]uint64) }); ok {
+		w.warm(hs)
+	}
 }
 
 // Release drops one reference on each block of table, last block first.

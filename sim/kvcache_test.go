@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func mustGrow(t *testing.T, c *KVCache, table []int32, n int) []int32 {
 	t.Helper()
@@ -108,5 +111,51 @@ func TestKVCacheAcquireAfterItsBufferChanged(t *testing.T) {
 	c.Release(got)
 	if err := c.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// eventLog records a cache's KV events in order.
+type eventLog struct{ events []string }
+
+func (l *eventLog) Stored(h uint64)  { l.events = append(l.events, "stored "+string(rune('a'+h%26))) }
+func (l *eventLog) Removed(h uint64) { l.events = append(l.events, "removed "+string(rune('a'+h%26))) }
+
+// TestGrowManyIsGrowOneByOne: Grow takes all its blocks before dropping
+// their old content (so the drops' index probes overlap); the tables,
+// the events and what stays cached must be those of growing one block at
+// a time.
+func TestGrowManyIsGrowOneByOne(t *testing.T) {
+	build := func() (*KVCache, *eventLog) {
+		c, log := NewKVCache(12), &eventLog{}
+		c.Events = log
+		var tables [][]int32
+		for r := 0; r < 4; r++ { // four requests of three blocks, cached, freed in turn
+			tb := mustGrow(t, c, nil, 3)
+			for k, b := range tb {
+				c.Commit(b, uint64(3*r+k))
+			}
+			tables = append(tables, tb)
+		}
+		for _, r := range []int{2, 0, 3, 1} {
+			c.Release(tables[r])
+		}
+		return c, log
+	}
+	for _, n := range []int{1, 2, 5, 12} {
+		many, manyLog := build()
+		one, oneLog := build()
+		got := mustGrow(t, many, nil, n)
+		var want []int32
+		for i := 0; i < n; i++ {
+			want = mustGrow(t, one, want, 1)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(manyLog.events) != fmt.Sprint(oneLog.events) ||
+			many.Evictions != one.Evictions || many.Cached() != one.Cached() {
+			t.Errorf("Grow(%d): table %v, events %v, %d evicted; one by one: %v, %v, %d",
+				n, got, manyLog.events, many.Evictions, want, oneLog.events, one.Evictions)
+		}
+		if err := many.Check(); err != nil {
+			t.Errorf("Grow(%d): %v", n, err)
+		}
 	}
 }

@@ -250,6 +250,7 @@ func (r *router) book(w int, isl int, blocks []uint64) int {
 	r.inFlight[w]++
 	r.prefill[w] += booked
 	if r.refs != nil {
+		r.refs.lists.warm(blocks)
 		for _, h := range blocks {
 			r.refs.incr(w, h)
 		}
@@ -267,6 +268,7 @@ func (r *router) finish(w int, blocks []uint64) {
 	if r.refs == nil {
 		return
 	}
+	r.refs.lists.warm(blocks)
 	for _, h := range blocks {
 		r.refs.decr(w, h)
 	}

@@ -276,6 +276,9 @@ func (w *worker) finishStep(sampled func(ri int32)) {
 		r := w.reqs.at(e.req)
 		r.computed += e.tokens
 		full := min(r.computed/w.cfg.BlockSize, len(r.blocks))
+		if full > r.committed {
+			w.kv.warm(r.blocks[r.committed:full])
+		}
 		for k := r.committed; k < full; k++ {
 			w.kv.Commit(r.table[k], r.blocks[k])
 		}
