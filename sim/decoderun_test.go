@@ -74,94 +74,102 @@ var kernelProfiles = func() []*model.Profile {
 // preempt, prefix caching on and off, client timeouts and retries, KV
 // event lags, FLOP-driven power and closed-loop clients.
 func TestDecodeRunsMatchStepByStep(t *testing.T) {
-	names := policy.Names()
 	var absorbed uint64
 	for seed := uint64(1); seed <= 80; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 1234))
-		cfg := testConfig(1 + rng.IntN(5))
-		cfg.Seed = seed
-		wc := &cfg.Pools[0].Worker
-		wc.BlockSize = []int{16, 32, 64}[rng.IntN(3)]
-		wc.MaxNumSeqs = 1 + rng.IntN(24)
-		wc.MaxNumBatchedTokens = 64 + rng.IntN(4096)
-		wc.MaxModelLen = 3400
-		wc.KVBlocks = (3400+wc.BlockSize-1)/wc.BlockSize + rng.IntN(300)
-		wc.NoPrefixCaching = rng.IntN(4) == 0
-		prof := *cfg.Pools[0].Profile
-		prof.DecodeNsPerCtxToken = float64(rng.IntN(40))
-		if rng.IntN(3) == 0 { // a measured kernel profile: a layer curve, FLOP power
-			prof = *kernelProfiles[rng.IntN(len(kernelProfiles))]
-		}
-		if rng.IntN(3) == 0 {
-			prof.PowerPJPerFLOP, prof.FLOPsPerToken, prof.AttnFLOPsPerPair = 1, 1.6e10, 1e6
-		}
-		if rng.IntN(6) == 0 {
-			prof.NoiseSigma = 0.2
-		}
-		cfg.Pools[0].Profile = &prof
-		if rng.IntN(3) == 0 {
-			cfg.Router.Timeout = Time(200+rng.IntN(3000)) * Millisecond
-			cfg.Router.Retries, cfg.Router.RetryBackoff = rng.IntN(3), 50*Millisecond
-		}
-		name := names[rng.IntN(len(names))]
-		p := policy.DefaultParams()
-		e, _ := policy.Lookup(name)
-		cfg = routerFor(cfg, e, p)
-		if cfg.Router.KVAware && rng.IntN(2) == 0 {
-			cfg.Router.KVEventLag = Time(rng.IntN(30)) * Millisecond
-		}
-		newPol := func() policy.Policy {
-			p.Rand = Stream(seed, "router")
-			pol, err := policy.New(name, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return pol
-		}
-		label := fmt.Sprintf("seed %d (%s, N=%d)", seed, name, cfg.NumWorkers())
-		if rng.IntN(4) == 0 { // closed-loop chat clients
-			bs := wc.BlockSize
-			clients := rng.IntN(6) + 1
-			newClients := func() (FollowUp, *Workload) {
-				cc := newChatClients(bs, 2+rng.IntN(3), Time(rng.IntN(80))*Millisecond)
-				wl := &Workload{Name: "chat", BlockSize: bs}
-				for i := 0; i < clients; i++ {
-					j := cc.job(nil, Time(i)*Millisecond)
-					j.ID = i
-					wl.Jobs = append(wl.Jobs, *j)
-				}
-				for i := range wl.Jobs {
-					cc.turn[&wl.Jobs[i]], cc.client[&wl.Jobs[i]] = 1, i
-				}
-				return cc, wl
-			}
-			// Both runs need identical clients: rebuild them from one seed.
-			mk := func() (FollowUp, *Workload) {
-				rng = rand.New(rand.NewPCG(seed, 77))
-				return newClients()
-			}
-			_, wl := mk()
-			absorbed += runBothWays(t, label+" chat", cfg, wl, newPol, func() FollowUp {
-				cc, w2 := mk()
-				for i := range w2.Jobs { // the run's jobs are wl's: re-key the turn maps
-					c := cc.(*chatClients)
-					c.turn[&wl.Jobs[i]], c.client[&wl.Jobs[i]] = 1, i
-				}
-				return cc
-			})
-			continue
-		}
-		reqs := randomTrace(rng, 1+rng.IntN(80))
-		wl, err := workload.Prepare(mkTrace(*reqs...), wc.BlockSize)
-		if err != nil {
-			t.Fatal(err)
-		}
-		absorbed += runBothWays(t, label, cfg, wl, newPol, nil)
+		absorbed += randomRunCase(t, seed)
 	}
 	if absorbed == 0 {
 		t.Fatal("no decode run took a step: the comparison tested nothing")
 	}
 	t.Logf("%d step ends applied inside decode runs", absorbed)
+}
+
+// FuzzDecodeRunsMatchStepByStep is the same comparison on any seed:
+//
+//	go test ./sim -run '^$' -fuzz FuzzDecodeRunsMatchStepByStep -fuzztime 5m
+func FuzzDecodeRunsMatchStepByStep(f *testing.F) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) { randomRunCase(t, seed) })
+}
+
+// randomRunCase draws cluster and workload seed, runs it both ways
+// (runBothWays) and returns the step ends decode runs applied.
+func randomRunCase(t *testing.T, seed uint64) uint64 {
+	t.Helper()
+	names := policy.Names()
+	rng := rand.New(rand.NewPCG(seed, 1234))
+	cfg := testConfig(1 + rng.IntN(5))
+	cfg.Seed = seed
+	wc := &cfg.Pools[0].Worker
+	wc.BlockSize = []int{16, 32, 64}[rng.IntN(3)]
+	wc.MaxNumSeqs = 1 + rng.IntN(24)
+	wc.MaxNumBatchedTokens = 64 + rng.IntN(4096)
+	wc.MaxModelLen = 3400
+	wc.KVBlocks = (3400+wc.BlockSize-1)/wc.BlockSize + rng.IntN(300)
+	wc.NoPrefixCaching = rng.IntN(4) == 0
+	prof := *cfg.Pools[0].Profile
+	prof.DecodeNsPerCtxToken = float64(rng.IntN(40))
+	if rng.IntN(3) == 0 { // a measured kernel profile: a layer curve, FLOP power
+		prof = *kernelProfiles[rng.IntN(len(kernelProfiles))]
+	}
+	if rng.IntN(3) == 0 {
+		prof.PowerPJPerFLOP, prof.FLOPsPerToken, prof.AttnFLOPsPerPair = 1, 1.6e10, 1e6
+	}
+	if rng.IntN(6) == 0 {
+		prof.NoiseSigma = 0.2
+	}
+	cfg.Pools[0].Profile = &prof
+	if rng.IntN(3) == 0 {
+		cfg.Router.Timeout = Time(200+rng.IntN(3000)) * Millisecond
+		cfg.Router.Retries, cfg.Router.RetryBackoff = rng.IntN(3), 50*Millisecond
+	}
+	name := names[rng.IntN(len(names))]
+	p := policy.DefaultParams()
+	e, _ := policy.Lookup(name)
+	cfg = routerFor(cfg, e, p)
+	if cfg.Router.KVAware && rng.IntN(2) == 0 {
+		cfg.Router.KVEventLag = Time(rng.IntN(30)) * Millisecond
+	}
+	newPol := func() policy.Policy {
+		p.Rand = Stream(seed, "router")
+		pol, err := policy.New(name, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pol
+	}
+	label := fmt.Sprintf("seed %d (%s, N=%d)", seed, name, cfg.NumWorkers())
+	if rng.IntN(4) == 0 { // closed-loop chat clients
+		bs, clients := wc.BlockSize, rng.IntN(6)+1
+		// Both runs need identical clients: each is built from one seed.
+		newClients := func() (*chatClients, *Workload) {
+			r := rand.New(rand.NewPCG(seed, 77))
+			cc := newChatClients(bs, 2+r.IntN(3), Time(r.IntN(80))*Millisecond)
+			wl := &Workload{Name: "chat", BlockSize: bs}
+			for i := 0; i < clients; i++ {
+				j := cc.job(nil, Time(i)*Millisecond)
+				j.ID = i
+				wl.Jobs = append(wl.Jobs, *j)
+			}
+			return cc, wl
+		}
+		_, wl := newClients()
+		return runBothWays(t, label+" chat", cfg, wl, newPol, func() FollowUp {
+			cc, _ := newClients()
+			for i := range wl.Jobs { // the run's jobs are wl's
+				cc.turn[&wl.Jobs[i]], cc.client[&wl.Jobs[i]] = 1, i
+			}
+			return cc
+		})
+	}
+	reqs := randomTrace(rng, 1+rng.IntN(80))
+	wl, err := workload.Prepare(mkTrace(*reqs...), wc.BlockSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runBothWays(t, label, cfg, wl, newPol, nil)
 }
 
 // TestDecodeRunsAtTies is the comparison on lockstep traffic: identical
