@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,10 @@ func numericFlags() []string {
 	})
 	return out
 }
+
+// maxFuzzRepeat is the largest --repeat FuzzFlags runs: 20 requests ×
+// 10,000 copies fit its 10 s, more is a long run asked for, not a runaway.
+const maxFuzzRepeat = 10_000
 
 // FuzzFlags: random values for every numeric flag of run and sweep (on a
 // 20-request trace): an error or a result, never a panic or an internal
@@ -63,6 +68,12 @@ func FuzzFlags(f *testing.F) {
 			args = []string{"calibrate", "--mlenergy", data + "runs.csv", "--osl", data + "osl-qwen3-8b.json", "--model", "Qwen3-8B",
 				"--gpu", "H200", "--quiet", "--out", filepath.Join(out, "calib")}
 			flag = name
+		}
+		if v, err := strconv.ParseInt(value, 0, 64); err == nil && flag == "repeat" && v > maxFuzzRepeat {
+			// Legitimate work that takes long: 20 requests × v copies
+			// (a run's time grows with its requests; the bound on them is
+			// tested in workload).
+			t.Skipf("--repeat %d asks for %d requests", v, 20*v)
 		}
 		args = append(args, "--"+flag+"="+value)
 		done := make(chan error, 1)
