@@ -58,6 +58,19 @@ func runBothWays(t *testing.T, name string, cfg Config, wl *Workload, newPol fun
 	return absorbed
 }
 
+// seededPolicy builds fresh policies name with parameters p, each on the
+// router stream of seed, so that two runs decide alike.
+func seededPolicy(t *testing.T, name string, p policy.Params, seed uint64) func() policy.Policy {
+	return func() policy.Policy {
+		p.Rand = Stream(seed, "router")
+		pol, err := policy.New(name, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pol
+	}
+}
+
 // kernelProfiles are the built-in profiles with a measured layer curve.
 var kernelProfiles = func() []*model.Profile {
 	var out []*model.Profile
@@ -132,14 +145,7 @@ func randomRunCase(t *testing.T, seed uint64) uint64 {
 	if cfg.Router.KVAware && rng.IntN(2) == 0 {
 		cfg.Router.KVEventLag = Time(rng.IntN(30)) * Millisecond
 	}
-	newPol := func() policy.Policy {
-		p.Rand = Stream(seed, "router")
-		pol, err := policy.New(name, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pol
-	}
+	newPol := seededPolicy(t, name, p, seed)
 	label := fmt.Sprintf("seed %d (%s, N=%d)", seed, name, cfg.NumWorkers())
 	if rng.IntN(4) == 0 { // closed-loop chat clients
 		bs, clients := wc.BlockSize, rng.IntN(6)+1
@@ -209,15 +215,7 @@ func TestDecodeRunsAtTies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		newPol := func() policy.Policy {
-			p.Rand = Stream(seed, "router")
-			pol, err := policy.New(name, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return pol
-		}
-		absorbed += runBothWays(t, fmt.Sprintf("seed %d (%s, N=%d)", seed, name, n), cfg, wl, newPol, nil)
+		absorbed += runBothWays(t, fmt.Sprintf("seed %d (%s, N=%d)", seed, name, n), cfg, wl, seededPolicy(t, name, p, seed), nil)
 	}
 	if absorbed == 0 {
 		t.Fatal("no decode run took a step: the comparison tested nothing")
