@@ -17,9 +17,11 @@ import (
 // its requests (cut). Nothing outside the worker reads that state in
 // between: the run is only taken when the worker's KV changes reach no
 // one (no KV events to the router, no published usage), without service
-// noise and without a step observer, and it stops before the first step
-// in which a request finishes. The results are those of simulating every
-// step (Config.StepByStep, compared in tests).
+// noise and without a step observer; its last step is the first in which
+// a request samples its last token (that step's end is handled as any
+// other), or the last whose block allocations fit the free blocks. The
+// results are those of simulating every step (Config.StepByStep,
+// compared in tests).
 type decodeRun struct {
 	k    int         // steps in the run (0 = none under way); step k ends the run
 	done int         // steps begun: 1..done-1 are finished, done is in flight
