@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/routesim/routesim/model"
@@ -306,6 +307,20 @@ func (c *cluster) startStep(w *worker) {
 	}
 	c.scheduleStepEnd(w, start, end)
 }
+
+// stepDur is the duration of a step of w with batch b: the profile's
+// time with the service noise.
+func (c *cluster) stepDur(w *worker, b model.Batch) Time {
+	ns := w.prof.StepNs(b)
+	if s := w.prof.NoiseSigma; s > 0 {
+		ns *= math.Exp(s*c.noise.NormFloat64() - s*s/2)
+	}
+	return durationOf(ns)
+}
+
+// durationOf rounds a modelled step time to the clock: whole
+// nanoseconds, at least one.
+func durationOf(ns float64) Time { return max(Time(math.Round(ns)), 1) }
 
 // bookStep counts a step of w running [start, start+dur) with batch b:
 // the worker's counters and the GPU sampler.

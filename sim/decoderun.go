@@ -31,20 +31,10 @@ type decodeRun struct {
 	lin  float64     // the profile's curve term, the same for every step
 }
 
-// stepDur is the duration of a step with batch b: the profile's time with
-// the service noise, at least 1 ns.
-func (c *cluster) stepDur(w *worker, b model.Batch) Time {
-	ns := w.prof.StepNs(b)
-	if s := w.prof.NoiseSigma; s > 0 {
-		ns *= math.Exp(s*c.noise.NormFloat64() - s*s/2)
-	}
-	return max(Time(math.Round(ns)), 1)
-}
-
 // stepDur is the duration of step s of w's run (no noise: runs are taken
 // only without it).
 func (r *decodeRun) stepDur(w *worker, s int) Time {
-	return max(Time(math.Round(w.prof.StepNsWithCurve(r.batch(s), r.lin))), 1)
+	return durationOf(w.prof.StepNsWithCurve(r.batch(s), r.lin))
 }
 
 // batch is step s's batch in the run: step 1's with s−1 more context
@@ -144,18 +134,12 @@ func (c *cluster) allocations(w *worker, k int) int {
 // each step would apply them.
 func (c *cluster) advance(w *worker, j int) {
 	run := &w.run
-	B := w.cfg.BlockSize
 	for s := run.done + 1; s <= j; s++ {
 		start := run.at + run.dur
 		for _, e := range w.sched { // step s−1 ends
 			r := w.reqs.at(e.req)
 			r.computed++
-			if full := min(r.computed/B, len(r.blocks)); full > r.committed {
-				for k := r.committed; k < full; k++ {
-					w.kv.Commit(r.table[k], r.blocks[k])
-				}
-				r.committed = full
-			}
+			w.commitFull(r)
 			if r.generated++; r.generated == 2 {
 				r.secondToken = start
 			}
@@ -195,17 +179,8 @@ func (c *cluster) cut(w *worker) {
 }
 
 // firesAfterNow reports whether the end at t of w's step that started at
-// start comes after the event being handled, in the engine's order.
+// start comes after the event being handled, in the engine's order (the
+// event scheduleStepEnd would schedule for it).
 func (c *cluster) firesAfterNow(w int, start, t Time) bool {
-	cur := c.cur
-	switch {
-	case t != cur.At:
-		return t > cur.At
-	case cur.Kind != KindStepEnd:
-		return KindStepEnd > cur.Kind
-	case uint64(start) != cur.Seq:
-		return uint64(start) > cur.Seq
-	default:
-		return int32(w) > cur.Arg
-	}
+	return c.cur.before(&Event{At: t, Kind: KindStepEnd, Seq: uint64(start), Arg: int32(w)})
 }

@@ -7,8 +7,8 @@ import (
 
 // TestFiresAfterNowIsTheEngineOrder: cut decides which step of a run is
 // in flight by firesAfterNow; it must agree with the order in which the
-// engine would pop that step's end against the event being handled, for
-// every kind and at every tie (time, start, worker).
+// engine pops the step end scheduleStepEnd schedules against the event
+// being handled, for every kind and at every tie (time, start, worker).
 func TestFiresAfterNowIsTheEngineOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	pick := func(n int) Time { return Time(rng.IntN(n)) }
@@ -17,11 +17,12 @@ func TestFiresAfterNowIsTheEngineOrder(t *testing.T) {
 		cur.Seq = uint64(rng.IntN(4)) // a scheduling counter, or a step's start
 		w, start := rng.IntN(4), pick(4)
 		end := start + pick(3)
-		step := Event{At: end, Kind: KindStepEnd, Seq: uint64(start), Arg: int32(w)}
-		if cur == step {
+		c := &cluster{cur: cur}
+		c.scheduleStepEnd(&worker{id: w}, start, end)
+		step := c.eng.q[0]
+		if step == cur {
 			continue // the event itself
 		}
-		c := &cluster{cur: cur}
 		q := eventQueue{cur, step}
 		if got, want := c.firesAfterNow(w, start, end), q.less(0, 1); got != want {
 			t.Fatalf("current %+v, step of worker %d [%d, %d]: firesAfterNow %v, engine pops the step %s", cur, w, start, end, got,

@@ -111,8 +111,11 @@ func (e *Engine) Run(h Handler) {
 // eventQueue is a binary min-heap of events; push and pop are O(log n).
 type eventQueue []Event
 
-func (q eventQueue) less(i, j int) bool {
-	a, b := &q[i], &q[j]
+func (q eventQueue) less(i, j int) bool { return q[i].before(&q[j]) }
+
+// before reports whether e fires before f: by time, kind, Seq, then Arg.
+func (e *Event) before(f *Event) bool {
+	a, b := e, f
 	if a.At != b.At {
 		return a.At < b.At
 	}

@@ -266,6 +266,20 @@ func (w *worker) batch() model.Batch {
 	return b
 }
 
+// commitFull makes r's job blocks that its computed tokens now fill
+// findable in the prefix cache.
+func (w *worker) commitFull(r *reqState) {
+	full := min(r.computed/w.cfg.BlockSize, len(r.blocks))
+	if full <= r.committed {
+		return
+	}
+	w.kv.warm(r.blocks[r.committed:full])
+	for k := r.committed; k < full; k++ {
+		w.kv.Commit(r.table[k], r.blocks[k])
+	}
+	r.committed = full
+}
+
 // finishStep applies the step's work: computed tokens advance, newly full
 // prompt blocks become findable, and every request whose sequence is fully
 // computed samples a token. sampled is called for each token, in batch
@@ -275,14 +289,7 @@ func (w *worker) finishStep(sampled func(ri int32)) {
 	for _, e := range w.sched {
 		r := w.reqs.at(e.req)
 		r.computed += e.tokens
-		full := min(r.computed/w.cfg.BlockSize, len(r.blocks))
-		if full > r.committed {
-			w.kv.warm(r.blocks[r.committed:full])
-		}
-		for k := r.committed; k < full; k++ {
-			w.kv.Commit(r.table[k], r.blocks[k])
-		}
-		r.committed = max(r.committed, full)
+		w.commitFull(r)
 		if r.status != StatusPending {
 			// Its client gave up during the step: drop it now.
 			w.kv.Release(r.table)
