@@ -14,10 +14,11 @@
 //     decision (dispatch, park in the router queue, reject with a status),
 //     client retries and time-outs.
 //   - router.go — what the router knows: in-flight counts, booked prefill
-//     tokens, per-worker block references, lagged KV events and published
+//     tokens, in-flight blocks per worker, lagged KV events and published
 //     KV usage (the policy.View and LoadsView it hands to policies);
-//     holders.go the inverted indexes of in-flight and stored blocks that
-//     answer a decision for every worker in one pass.
+//     flighttree.go the radix tree of in-flight blocks and holders.go the
+//     inverted index of stored blocks, which answer a decision for every
+//     worker in one pass.
 //   - worker.go — one engine: FCFS waiting queue, continuous batching under
 //     a token budget with chunked prefill, recompute preemption, abort;
 //     decoderun.go the decode-only steps a worker takes as one event.

@@ -1,9 +1,10 @@
 package sim
 
-// holders is the router's inverted index of blocks, as Dynamo's KvIndexer
-// keeps one tree of blocks with the workers that hold each: block hash →
-// the workers holding it with a reference count each, and per worker the
-// number of distinct blocks it holds. Most blocks have one holder: it
+// holders is the router's inverted index of the blocks the workers
+// reported stored, as Dynamo's KvIndexer keeps one tree of blocks with the
+// workers that hold each: block hash → the workers holding it (with a
+// count each, which add keeps at one), and per worker the number of
+// distinct blocks it holds. Most blocks have one holder: it
 // lives in the hash slot itself (aux = worker, val = count), so neither a
 // lookup nor an insert touches other memory; a block with several holders
 // keeps them in a list (val = listTag + list id). Updating a count scans
@@ -50,14 +51,8 @@ func (h *holders) at(i int) []holder {
 	return h.posts[s.val-listTag]
 }
 
-// incr adds one to w's count of block b.
-func (h *holders) incr(w int, b uint64) {
-	i, ok := h.lists.lookup(b)
-	h.incrAt(i, ok, w, b)
-}
-
-// incrAt is incr with b's slot i already probed: b's slot if found, else
-// the empty slot where it goes.
+// incrAt adds one to w's count of block b, whose slot i is probed: b's
+// slot if found, else the empty slot where it goes.
 func (h *holders) incrAt(i int, found bool, w int, b uint64) {
 	if !found {
 		h.lists.slots[h.lists.insertAt(i, b, 1)].aux = int32(w)
@@ -96,16 +91,8 @@ func (h *holders) incrAt(i int, found bool, w int, b uint64) {
 	h.distinct[w]++
 }
 
-// decr subtracts one from w's count of block b, dropping b at 0.
-func (h *holders) decr(w int, b uint64) {
-	i := h.lists.find(b)
-	if i < 0 {
-		panic("sim: reference count of an untracked block dropped")
-	}
-	h.decrAt(i, w)
-}
-
-// decrAt is decr with the block's slot i already found.
+// decrAt subtracts one from w's count of the block in slot i, dropping
+// the block at 0.
 func (h *holders) decrAt(i, w int) {
 	s := &h.lists.slots[i]
 	if s.val < listTag {
@@ -245,30 +232,20 @@ func (s *overlapScan) run(blocks []uint64, version uint64, stored *holders) {
 	}
 }
 
-// prefixScan holds, for one request's blocks and one state of the index,
-// every worker's count of the blocks it holds in flight. A decision asks
-// it for every worker; the scan computes all of them in one pass over the
-// blocks and answers the rest in O(1). Workers touched by no block keep
-// zero (epoch stamps, no clearing).
-//
-// The pass stops at the first block no worker holds in flight: equal
-// hashes mean equal prefixes (Job.Blocks), so a worker holding block k of
-// a request holds an in-flight request with the same first k+1 blocks,
-// and with them blocks 0..k−1; no later block can then be held. A
-// request's unique suffix, most of its blocks, costs one probe.
+// prefixScan holds, for one request's blocks and one state of the
+// in-flight tree, every worker's count of the blocks it holds in flight. A
+// decision asks it for every worker; the scan computes all of them in one
+// walk down the tree and answers the rest in O(1): a node the request's
+// blocks match c blocks of adds c to each of its holders. Workers touched
+// by no node keep zero (epoch stamps, no clearing). The walk stops where
+// the blocks leave the tree; a request's unique suffix costs one probe.
 type prefixScan struct {
 	scanKey
-	present []int32 // occurrences of the blocks among w's in-flight blocks
+	present []int32 // the blocks among w's in-flight blocks
 }
 
 func newPrefixScan(workers int) *prefixScan {
 	return &prefixScan{scanKey: scanKey{stamp: make([]uint32, workers)}, present: make([]int32, workers)}
-}
-
-func (s *prefixScan) touch(w int32) {
-	if s.stamp[w] != s.epoch {
-		s.stamp[w], s.present[w] = s.epoch, 0
-	}
 }
 
 // newBlocks is n − w's count in the last scan of n blocks: the blocks not
@@ -280,17 +257,27 @@ func (s *prefixScan) newBlocks(w, n int) int {
 	return n - int(s.present[w])
 }
 
-// run counts, for every worker, the blocks it holds in refs.
-func (s *prefixScan) run(blocks []uint64, version uint64, refs *holders) {
+// run counts, for every worker, the blocks it holds in t.
+func (s *prefixScan) run(blocks []uint64, version uint64, t *flightTree) {
 	s.begin(blocks, version)
-	for _, b := range blocks {
-		hs := refs.of(b)
-		if len(hs) == 0 {
+	parent := int32(-1)
+	for i := 0; i < len(blocks); {
+		id := t.child(parent, blocks[i])
+		if id < 0 {
 			return
 		}
-		for _, hd := range hs {
-			s.touch(hd.w)
-			s.present[hd.w]++
+		n := &t.nodes[id]
+		c := common(n.blocks, blocks[i:])
+		for _, hd := range n.holders {
+			if s.stamp[hd.w] != s.epoch {
+				s.stamp[hd.w], s.present[hd.w] = s.epoch, 0
+			}
+			s.present[hd.w] += int32(c)
 		}
+		if c < len(n.blocks) {
+			return
+		}
+		i += c
+		parent = id
 	}
 }

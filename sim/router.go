@@ -17,7 +17,7 @@ type router struct {
 	capacity   []int
 	inFlight   []int
 	prefill    []int        // uncached prompt tokens awaiting a first token
-	refs       *holders     // in-flight prompt blocks, refcounted per worker (KV-aware only)
+	refs       *flightTree  // in-flight prompt blocks per worker (KV-aware only)
 	stored     *holders     // blocks the workers reported stored, inverted (KV-aware only)
 	version    uint64       // bumped by every change to refs
 	storedVer  uint64       // bumped by every change to stored
@@ -96,7 +96,7 @@ func newRouter(workers []*worker, rc RouterConfig, now func() Time) *router {
 		r.mnbt[w], r.capacity[w] = wk.cfg.MaxNumBatchedTokens, wk.cfg.KVBlocks
 	}
 	if rc.KVAware {
-		r.refs, r.scan = newHolders(n), newPrefixScan(n)
+		r.refs, r.scan = newFlightTree(n), newPrefixScan(n)
 		r.stored, r.overlaps = newHolders(n), newOverlapScan(n)
 	}
 	if rc.EngineSignal {
@@ -135,9 +135,9 @@ func (r *router) ActiveBlocks(w int) int {
 }
 
 // NewBlocks implements policy.View. The first call for a request's blocks
-// scans them against the inverted index of in-flight blocks for every
-// worker at once (prefixScan, O(blocks + holders)); later calls for the
-// same blocks and state are lookups.
+// walks them down the tree of in-flight blocks for every worker at once
+// (prefixScan, O(matched blocks + holders of the matched nodes)); later
+// calls for the same blocks and state are lookups.
 func (r *router) NewBlocks(w int, blocks []uint64) int {
 	if r.refs == nil {
 		return len(blocks)
@@ -250,10 +250,7 @@ func (r *router) book(w int, isl int, blocks []uint64) int {
 	r.inFlight[w]++
 	r.prefill[w] += booked
 	if r.refs != nil {
-		r.refs.lists.warm(blocks)
-		for _, h := range blocks {
-			r.refs.incr(w, h)
-		}
+		r.refs.book(w, blocks)
 		r.version++
 	}
 	return booked
@@ -268,10 +265,7 @@ func (r *router) finish(w int, blocks []uint64) {
 	if r.refs == nil {
 		return
 	}
-	r.refs.lists.warm(blocks)
-	for _, h := range blocks {
-		r.refs.decr(w, h)
-	}
+	r.refs.finish(w, blocks)
 	r.version++
 }
 
