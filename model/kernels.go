@@ -59,7 +59,7 @@ func (c *LinearCurve) Compute(t int) float64 {
 	if t <= 1 {
 		return 0
 	}
-	return math.Max(0, c.At(t)-c.Ns[0])
+	return max(0, c.At(t)-c.Ns[0])
 }
 
 func (c *LinearCurve) validate() error {

@@ -38,7 +38,7 @@ func (p *KV) Cost(r *Request, v View, w int) float64 {
 
 func (p *KV) cost(isl int, l *WorkerLoad, blockSize int) float64 {
 	raw := float64(l.Prefill+isl) / float64(blockSize)
-	adjusted := math.Max(raw-p.Credit*float64(l.Overlap), 0)
+	adjusted := max(raw-p.Credit*float64(l.Overlap), 0)
 	return p.Scale*adjusted + float64(l.Active+l.New)
 }
 
@@ -78,7 +78,7 @@ func softmax(scores []float64, temp float64, rng *rand.Rand) int {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range scores {
 		if s <= maxFinite {
-			lo, hi = math.Min(lo, s), math.Max(hi, s)
+			lo, hi = min(lo, s), max(hi, s)
 		}
 	}
 	weights := make([]float64, len(scores))

@@ -113,14 +113,14 @@ func (t *gpuTrack) advance(to, limit int) {
 			t.min, t.max = u, u
 		}
 		t.sum += u
-		t.min, t.max = math.Min(t.min, u), math.Max(t.max, u)
+		t.min, t.max = min(t.min, u), max(t.max, u)
 		if t.prof != nil {
 			w := t.prof.PowerAt(u, c)
 			if t.closed == 0 {
 				t.pmax = w
 			}
 			t.psum += w
-			t.pmax = math.Max(t.pmax, w)
+			t.pmax = max(t.pmax, w)
 		}
 		t.closed++
 	}
