@@ -94,16 +94,12 @@ func (ix *blockIndex) put(h uint64, v int32) int {
 	return ix.insertAt(i, h, v)
 }
 
-func (ix *blockIndex) grow() { ix.rehash(2*len(ix.slots), nil) }
-
-// rehash moves the entries into a table of size slots (a power of two,
-// large enough), keeping those keep accepts (all if keep is nil).
-func (ix *blockIndex) rehash(size int, keep func(h uint64, v int32) bool) {
+func (ix *blockIndex) grow() {
 	old := ix.slots
-	*ix = blockIndex{slots: make([]ixSlot, size), shift: uint(64 - bits.Len(uint(size-1)))}
-	mask := size - 1
+	*ix = newBlockIndex(len(old))
+	mask := len(ix.slots) - 1
 	for _, s := range old {
-		if s.val != 0 && (keep == nil || keep(s.key, s.val)) {
+		if s.val != 0 {
 			i := ix.home(s.key)
 			for ix.slots[i].val != 0 {
 				i = (i + 1) & mask
@@ -114,7 +110,13 @@ func (ix *blockIndex) rehash(size int, keep func(h uint64, v int32) bool) {
 	}
 }
 
-// delSlot empties slot i, shifting later entries of its probe run back.
+// del removes h if present, shifting later entries of its probe run back.
+func (ix *blockIndex) del(h uint64) {
+	if i, ok := ix.lookup(h); ok {
+		ix.delSlot(i)
+	}
+}
+
 func (ix *blockIndex) delSlot(i int) {
 	mask := len(ix.slots) - 1
 	ix.n--

@@ -5,13 +5,6 @@ import (
 	"testing"
 )
 
-// del removes h if present.
-func (ix *blockIndex) del(h uint64) {
-	if i, ok := ix.lookup(h); ok {
-		ix.delSlot(i)
-	}
-}
-
 // TestBlockIndexAgreesWithMap drives the index and a Go map with the same
 // random inserts and deletes, including colliding keys.
 func TestBlockIndexAgreesWithMap(t *testing.T) {

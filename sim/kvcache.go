@@ -11,11 +11,7 @@ import "fmt"
 // so its prefix outlives its suffix; blocks with no reusable content go to
 // the head, to be reused before any cached block.
 //
-// Every operation is O(1) per block touched. Evicting a block does not
-// touch the index: its entry goes stale (the block no longer holds that
-// hash, which a probe checks) and is overwritten by the next commit of the
-// hash or dropped when the index is rebuilt, so an eviction costs no trip
-// to memory. Blocks are materialised on
+// Every operation is O(1) per block touched. Blocks are materialised on
 // first use: the never-used blocks [grown, capacity) are one virtual run
 // of the free queue, after every block freed to the head (the last of
 // which is boundary) and before every block freed to the tail, so an idle
@@ -26,8 +22,7 @@ type KVCache struct {
 	ref      []int32
 	hash     []uint64
 	hashed   []bool
-	index    blockIndex // content hash → block holding it, plus one (or stale)
-	cached   int        // blocks findable by hash (the index's live entries)
+	index    blockIndex // content hash → block holding it, plus one
 	looked   []int32    // the blocks the last Lookup found, for Acquire
 	scratch  []uint64   // Grow's evicted hashes
 	prev     []int32    // free-queue links of materialised blocks, -1 = none
@@ -88,19 +83,7 @@ func (c *KVCache) take() int32 {
 }
 
 // Cached is the number of blocks findable by hash.
-func (c *KVCache) Cached() int { return c.cached }
-
-// find returns the block holding hash h, if any, and the index slot that
-// names h (a stale entry, or the empty slot where h would go, when no
-// block holds it).
-func (c *KVCache) find(h uint64) (b int32, slot int, ok bool) {
-	i, found := c.index.lookup(h)
-	if !found {
-		return -1, i, false
-	}
-	b = c.index.slots[i].val - 1
-	return b, i, c.hashed[b] && c.hash[b] == h
-}
+func (c *KVCache) Cached() int { return c.index.n }
 
 // Lookup counts the leading hashes (at most limit) whose blocks are
 // cached, and how many of those are currently unreferenced.
@@ -108,10 +91,11 @@ func (c *KVCache) Lookup(hashes []uint64, limit int) (hits, hitsFree int) {
 	limit = min(limit, len(hashes))
 	c.looked = c.looked[:0]
 	for hits < limit {
-		b, _, ok := c.find(hashes[hits])
+		v, ok := c.index.get(hashes[hits])
 		if !ok {
 			break
 		}
+		b := v - 1
 		if c.ref[b] == 0 {
 			hitsFree++
 		}
@@ -132,10 +116,11 @@ func (c *KVCache) Acquire(table []int32, hashes []uint64) []int32 {
 		if i < len(c.looked) && c.hashed[c.looked[i]] && c.hash[c.looked[i]] == h {
 			b = c.looked[i]
 		} else {
-			var ok bool
-			if b, _, ok = c.find(h); !ok {
+			v, ok := c.index.get(h)
+			if !ok {
 				panic("sim: Acquire of a hash that is not cached")
 			}
+			b = v - 1
 		}
 		if c.ref[b] == 0 {
 			c.unlink(b)
@@ -149,8 +134,7 @@ func (c *KVCache) Acquire(table []int32, hashes []uint64) []int32 {
 // Grow appends n fresh blocks to table, evicting cached content as needed.
 // It reports false, changing nothing, when fewer than n blocks are free.
 // The blocks are taken first and their old content dropped after, in the
-// same order, so that the probes of several evictions at the sink of the
-// KV events overlap.
+// same order, so that the index probes of several evictions overlap.
 func (c *KVCache) Grow(table []int32, n int) ([]int32, bool) {
 	if n > c.free {
 		return table, false
@@ -161,16 +145,14 @@ func (c *KVCache) Grow(table []int32, n int) ([]int32, bool) {
 		c.ref[b] = 1
 		table = append(table, b)
 	}
-	if w, ok := c.Events.(interface{ warm([]uint64) }); ok && n > 1 {
+	if n > 1 {
 		c.scratch = c.scratch[:0]
 		for _, b := range table[from:] {
 			if c.hashed[b] {
 				c.scratch = append(c.scratch, c.hash[b])
 			}
 		}
-		if len(c.scratch) > 1 {
-			w.warm(c.scratch)
-		}
+		c.warm(c.scratch)
 	}
 	for _, b := range table[from:] {
 		if c.hashed[b] {
@@ -218,43 +200,23 @@ func (c *KVCache) Commit(b int32, h uint64) {
 	if c.hashed[b] {
 		return
 	}
-	_, i, dup := c.find(h)
+	i, dup := c.index.lookup(h)
 	if dup {
 		return
 	}
-	if c.index.slots[i].val != 0 { // h's stale entry
-		c.index.slots[i].val = b + 1
-	} else {
-		if 4*(c.index.n+1) > 3*len(c.index.slots) {
-			c.rebuild()
-			i, _ = c.index.lookup(h)
-		}
-		c.index.insertAt(i, h, b+1)
-	}
 	c.hash[b], c.hashed[b] = h, true
-	c.cached++
+	c.index.insertAt(i, h, b+1)
 	if c.Events != nil {
 		c.Events.Stored(h)
 	}
 }
 
-// rebuild makes room in a full index: it keeps the live entries, in a
-// table of the same size when at least a quarter of the entries are stale
-// (so the next rebuild is a quarter of the table's inserts away), else of
-// twice the size.
-func (c *KVCache) rebuild() {
-	size := len(c.index.slots)
-	if stale := c.index.n - c.cached; 4*stale < c.index.n {
-		size *= 2
-	}
-	c.index.rehash(size, func(h uint64, v int32) bool { return c.hashed[v-1] && c.hash[v-1] == h })
-}
-
 func (c *KVCache) drop(b int32) {
+	h := c.hash[b]
+	c.index.del(h)
 	c.hashed[b] = false
-	c.cached--
 	if c.Events != nil {
-		c.Events.Removed(c.hash[b])
+		c.Events.Removed(h)
 	}
 }
 
@@ -329,35 +291,28 @@ func (c *KVCache) Check() error {
 		return fmt.Errorf("kv: free count %d, queue %d, unreferenced %d", c.free, inQueue, unref)
 	}
 	var bad error
-	entries, live := 0, 0
+	entries := 0
 	c.index.each(func(h uint64, v int32) {
 		b := v - 1
 		entries++
 		if got, ok := c.index.get(h); bad == nil && (!ok || got != v) {
 			bad = fmt.Errorf("kv: index entry %x → %d is not findable", h, b)
 		}
-		if c.hashed[b] && c.hash[b] == h {
-			live++
+		if bad == nil && (!c.hashed[b] || c.hash[b] != h) {
+			bad = fmt.Errorf("kv: index maps %x to block %d holding %x", h, b, c.hash[b])
 		}
 	})
 	if bad != nil {
 		return bad
 	}
 	hashed := 0
-	for b, ok := range c.hashed {
-		if !ok {
-			continue
-		}
-		hashed++
-		if got, _, found := c.find(c.hash[b]); bad == nil && (!found || got != int32(b)) {
-			bad = fmt.Errorf("kv: block %d holds %x, which the index does not find", b, c.hash[b])
+	for _, ok := range c.hashed {
+		if ok {
+			hashed++
 		}
 	}
-	if bad != nil {
-		return bad
-	}
-	if entries != c.index.n || hashed != live || hashed != c.cached {
-		return fmt.Errorf("kv: index holds %d entries (counted %d), %d live; %d blocks are hashed, %d counted", c.index.n, entries, live, hashed, c.cached)
+	if entries != c.index.n || hashed != entries {
+		return fmt.Errorf("kv: index holds %d entries (counted %d), %d blocks are hashed", c.index.n, entries, hashed)
 	}
 	if c.Used() > c.Capacity() {
 		return fmt.Errorf("kv: %d blocks used of %d", c.Used(), c.Capacity())

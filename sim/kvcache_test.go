@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
 )
 
@@ -157,78 +156,6 @@ func TestGrowManyIsGrowOneByOne(t *testing.T) {
 		}
 		if err := many.Check(); err != nil {
 			t.Errorf("Grow(%d): %v", n, err)
-		}
-	}
-}
-
-// TestKVCacheStaleEntries churns a small pool through many more distinct
-// hashes than it holds, so evictions leave stale index entries that later
-// commits overwrite or rebuilds drop: after every operation the blocks
-// findable are exactly those a map of the live contents names, Check
-// holds, and the index stays within a small multiple of the pool (stale
-// entries do not pile up).
-func TestKVCacheStaleEntries(t *testing.T) {
-	for seed := uint64(1); seed <= 10; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 5))
-		capacity := 8 + rng.IntN(60)
-		c := NewKVCache(capacity)
-		live := map[uint64]int32{} // hash → block holding it
-		var tables [][]int32
-		universe := uint64(4 * capacity) // hashes recur: stale entries get overwritten
-		if seed%2 == 0 {
-			universe = 1 << 40 // fresh hashes: stale entries only go by rebuilds
-		}
-		maxSlots := 0
-		for step := 0; step < 5000; step++ {
-			switch op := rng.IntN(3); {
-			case op == 0 || len(tables) == 0:
-				tb, ok := c.Grow(nil, 1+rng.IntN(4))
-				if !ok {
-					continue
-				}
-				for _, b := range tb {
-					for h, hb := range live { // evicted content
-						if hb == b {
-							delete(live, h)
-						}
-					}
-				}
-				for _, b := range tb {
-					h := rng.Uint64N(universe)
-					if _, dup := live[h]; !dup {
-						live[h] = b
-					}
-					c.Commit(b, h)
-				}
-				tables = append(tables, tb)
-			default:
-				k := rng.IntN(len(tables))
-				c.Release(tables[k])
-				tables = append(tables[:k], tables[k+1:]...)
-			}
-			if err := c.Check(); err != nil {
-				t.Fatalf("seed %d step %d: %v", seed, step, err)
-			}
-			if c.Cached() != len(live) {
-				t.Fatalf("seed %d step %d: %d cached, model %d", seed, step, c.Cached(), len(live))
-			}
-			for h, b := range live {
-				if got, _, ok := c.find(h); !ok || got != b {
-					t.Fatalf("seed %d step %d: hash %x in block %d, found %d,%v", seed, step, h, b, got, ok)
-				}
-			}
-			for i := 0; i < 8; i++ {
-				h := rng.Uint64N(universe)
-				if _, ok := live[h]; !ok {
-					if hits, _ := c.Lookup([]uint64{h}, 1); hits != 0 {
-						t.Fatalf("seed %d step %d: evicted hash %x still found", seed, step, h)
-					}
-				}
-			}
-			maxSlots = max(maxSlots, len(c.index.slots))
-		}
-		if bound := 4 * capacity; maxSlots > bound {
-			t.Errorf("seed %d: index reached %d slots for %d blocks (bound %d)", seed, maxSlots, capacity, bound)
 		}
 	}
 }
