@@ -152,28 +152,22 @@ func (t *flightTree) link(id int32) {
 
 // replace puts node p where node id is on id's chain (same first block).
 func (t *flightTree) replace(id, p int32) {
-	i := t.heads.find(t.nodes[id].blocks[0])
 	t.nodes[p].same = t.nodes[id].same
-	if t.heads.slots[i].val == id+1 {
-		t.heads.slots[i].val = p + 1
-		return
-	}
-	k := t.heads.slots[i].val - 1
-	for t.nodes[k].same != id {
-		k = t.nodes[k].same
-	}
-	t.nodes[k].same = p
+	t.repoint(id, p)
 }
 
 // unlink takes node id off its chain.
-func (t *flightTree) unlink(id int32) {
+func (t *flightTree) unlink(id int32) { t.repoint(id, t.nodes[id].same) }
+
+// repoint makes what points at node id on its chain (the table's slot or
+// the node before it) point at node to instead (−1: the chain ends there).
+func (t *flightTree) repoint(id, to int32) {
 	i := t.heads.find(t.nodes[id].blocks[0])
-	next := t.nodes[id].same
 	if t.heads.slots[i].val == id+1 {
-		if next < 0 {
+		if to < 0 {
 			t.heads.delSlot(i)
 		} else {
-			t.heads.slots[i].val = next + 1
+			t.heads.slots[i].val = to + 1
 		}
 		return
 	}
@@ -181,7 +175,7 @@ func (t *flightTree) unlink(id int32) {
 	for t.nodes[k].same != id {
 		k = t.nodes[k].same
 	}
-	t.nodes[k].same = next
+	t.nodes[k].same = to
 }
 
 // addHolder counts one more request of w through node id.
