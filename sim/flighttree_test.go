@@ -63,52 +63,67 @@ func checkFlightTree(t *testing.T, ft *flightTree) {
 // nodes its booking counted, and finishing everything empties it.
 func TestFlightTreeAnyBlocks(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 11))
-		n := 1 + rng.IntN(6)
-		ft := newFlightTree(n)
-		alphabet := uint64(1 + rng.IntN(5))
-		chained := seed%2 == 0
-		request := func() []uint64 {
-			b := make([]uint64, rng.IntN(10))
-			var chain uint64
-			for i := range b {
-				if chained {
-					chain = Mix(chain, rng.Uint64N(alphabet))
-					b[i] = chain
-				} else {
-					b[i] = rng.Uint64N(alphabet)
-				}
+		flightTreeCase(t, seed)
+	}
+}
+
+// FuzzFlightTree is TestFlightTreeAnyBlocks on fuzzed seeds:
+//
+//	go test ./sim -run '^$' -fuzz FuzzFlightTree -fuzztime 60s
+func FuzzFlightTree(f *testing.F) {
+	f.Add(uint64(1))
+	f.Add(uint64(2))
+	f.Fuzz(func(t *testing.T, seed uint64) { flightTreeCase(t, seed) })
+}
+
+// flightTreeCase is one random sequence of bookings and finishes; even
+// seeds draw chained blocks, odd ones blocks from a small alphabet.
+func flightTreeCase(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	n := 1 + rng.IntN(6)
+	ft := newFlightTree(n)
+	alphabet := uint64(1 + rng.IntN(5))
+	chained := seed%2 == 0
+	request := func() []uint64 {
+		b := make([]uint64, rng.IntN(10))
+		var chain uint64
+		for i := range b {
+			if chained {
+				chain = Mix(chain, rng.Uint64N(alphabet))
+				b[i] = chain
+			} else {
+				b[i] = rng.Uint64N(alphabet)
 			}
-			return b
 		}
-		type inflight struct {
-			w      int
-			blocks []uint64
-		}
-		var live []inflight
-		for step := 0; step < 400; step++ {
-			if rng.IntN(5) < 3 {
-				f := inflight{rng.IntN(n), request()}
-				ft.book(f.w, f.blocks)
-				live = append(live, f)
-			} else if len(live) > 0 {
-				k := rng.IntN(len(live))
-				ft.finish(live[k].w, live[k].blocks)
-				live = append(live[:k], live[k+1:]...)
-			}
-			checkFlightTree(t, ft)
-		}
-		for _, f := range live {
-			ft.finish(f.w, f.blocks)
+		return b
+	}
+	type inflight struct {
+		w      int
+		blocks []uint64
+	}
+	var live []inflight
+	for step := 0; step < 400; step++ {
+		if rng.IntN(5) < 3 {
+			f := inflight{rng.IntN(n), request()}
+			ft.book(f.w, f.blocks)
+			live = append(live, f)
+		} else if len(live) > 0 {
+			k := rng.IntN(len(live))
+			ft.finish(live[k].w, live[k].blocks)
+			live = append(live[:k], live[k+1:]...)
 		}
 		checkFlightTree(t, ft)
-		if ft.heads.n != 0 || len(ft.free) != len(ft.nodes) {
-			t.Fatalf("seed %d: emptied tree keeps %d chains, %d of %d nodes free", seed, ft.heads.n, len(ft.free), len(ft.nodes))
-		}
-		for w, d := range ft.distinct {
-			if d != 0 {
-				t.Fatalf("seed %d: worker %d keeps %d distinct blocks", seed, w, d)
-			}
+	}
+	for _, f := range live {
+		ft.finish(f.w, f.blocks)
+	}
+	checkFlightTree(t, ft)
+	if ft.heads.n != 0 || len(ft.free) != len(ft.nodes) {
+		t.Fatalf("seed %d: emptied tree keeps %d chains, %d of %d nodes free", seed, ft.heads.n, len(ft.free), len(ft.nodes))
+	}
+	for w, d := range ft.distinct {
+		if d != 0 {
+			t.Fatalf("seed %d: worker %d keeps %d distinct blocks", seed, w, d)
 		}
 	}
 }
