@@ -13,9 +13,11 @@ package sim
 //
 // Children are found through one hash table keyed by a node's first block
 // (its value: the first of the nodes with that key, chained by same); a
-// node's parent disambiguates the nodes on one key, so the tree is exact
-// whatever the blocks are, while chained block hashes (Job.Blocks: equal
-// hashes mean equal prefixes) keep every chain one node long.
+// node's parent disambiguates the nodes on one key, so the tree of
+// sequences is exact whatever the blocks are, while chained block hashes
+// (Job.Blocks: equal hashes mean equal prefixes) keep every chain one node
+// long and make a block's position in the tree its hash's only one (blocks
+// that break the promise count once per position, not per hash).
 type flightTree struct {
 	heads    blockIndex // first block → first node with that key, plus one
 	nodes    []ftNode
