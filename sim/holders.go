@@ -3,8 +3,7 @@ package sim
 // holders is the router's inverted index of the blocks the workers
 // reported stored, as Dynamo's KvIndexer keeps one tree of blocks with the
 // workers that hold each: block hash → the workers holding it (with a
-// count each, which add keeps at one), and per worker the number of
-// distinct blocks it holds. Most blocks have one holder: it
+// count each, which add keeps at one). Most blocks have one holder: it
 // lives in the hash slot itself (aux = worker, val = count), so neither a
 // lookup nor an insert touches other memory; a block with several holders
 // keeps them in a list (val = listTag + list id). Updating a count scans
@@ -12,11 +11,10 @@ package sim
 // routing decision walks the request's blocks once, touching only the
 // workers that hold them.
 type holders struct {
-	lists    blockIndex // hash → inline holder, or list id
-	posts    [][]holder // list id → the workers holding the block
-	free     []int32    // list ids to reuse
-	distinct []int      // per worker: distinct blocks held
-	one      [1]holder  // of's answer for an inline holder
+	lists blockIndex // hash → inline holder, or list id
+	posts [][]holder // list id → the workers holding the block
+	free  []int32    // list ids to reuse
+	one   [1]holder  // of's answer for an inline holder
 }
 
 // listTag marks a slot value as a list id; smaller values are the inline
@@ -27,12 +25,7 @@ type holder struct {
 	w, count int32
 }
 
-func newHolders(workers int) *holders {
-	return &holders{lists: newBlockIndex(16), distinct: make([]int, workers)}
-}
-
-// held is the number of distinct blocks w holds.
-func (h *holders) held(w int) int { return h.distinct[w] }
+func newHolders() *holders { return &holders{lists: newBlockIndex(16)} }
 
 // of returns the workers holding block b (read-only, valid until the next
 // call).
@@ -56,7 +49,6 @@ func (h *holders) at(i int) []holder {
 func (h *holders) incrAt(i int, found bool, w int, b uint64) {
 	if !found {
 		h.lists.slots[h.lists.insertAt(i, b, 1)].aux = int32(w)
-		h.distinct[w]++
 		return
 	}
 	s := &h.lists.slots[i]
@@ -76,7 +68,6 @@ func (h *holders) incrAt(i int, found bool, w int, b uint64) {
 		}
 		h.posts[id] = append(h.posts[id][:0], holder{s.aux, s.val}, holder{int32(w), 1})
 		s.val = listTag + id
-		h.distinct[w]++
 		return
 	}
 	id := s.val - listTag
@@ -88,7 +79,6 @@ func (h *holders) incrAt(i int, found bool, w int, b uint64) {
 		}
 	}
 	h.posts[id] = append(list, holder{int32(w), 1})
-	h.distinct[w]++
 }
 
 // decrAt subtracts one from w's count of the block in slot i, dropping
@@ -101,7 +91,6 @@ func (h *holders) decrAt(i, w int) {
 		}
 		if s.val--; s.val == 0 {
 			h.lists.delSlot(i)
-			h.distinct[w]--
 		}
 		return
 	}
@@ -117,7 +106,6 @@ func (h *holders) decrAt(i, w int) {
 		list[k] = list[len(list)-1]
 		list = list[:len(list)-1]
 		h.posts[id] = list
-		h.distinct[w]--
 		if len(list) == 1 { // back inline
 			s.aux, s.val = list[0].w, list[0].count
 			h.posts[id] = list[:0]

@@ -97,7 +97,7 @@ func newRouter(workers []*worker, rc RouterConfig, now func() Time) *router {
 	}
 	if rc.KVAware {
 		r.refs, r.scan = newFlightTree(n), newPrefixScan(n)
-		r.stored, r.overlaps = newHolders(n), newOverlapScan(n)
+		r.stored, r.overlaps = newHolders(), newOverlapScan(n)
 	}
 	if rc.EngineSignal {
 		r.engine = make([]engineFeed, n)
