@@ -175,12 +175,25 @@ func (p *Profile) CurveNs(tokens int) float64 {
 // StepNsWithCurve is StepNs(b) given its curve term (CurveNs of b's
 // tokens), bit for bit: steps with the same token count share the term.
 func (p *Profile) StepNsWithCurve(b Batch, curve float64) float64 {
-	t := p.StepBaseNs +
+	return p.StepNsFromHead(p.StepHeadNs(b), b.DecodeCtxTokens, curve)
+}
+
+// StepHeadNs is the part of StepNs(b) that does not depend on the decode
+// context: c0 + c1·P + c2·Σ(p_i·ctx_i) + c2'·pairs + c3·D, summed in
+// StepNs's order. A decode run's steps differ only in their context, so
+// it evaluates them from one head with StepNsFromHead, bit for bit.
+func (p *Profile) StepHeadNs(b Batch) float64 {
+	return float64(p.StepBaseNs +
 		p.PrefillNsPerToken*float64(b.PrefillTokens) +
 		p.PrefillAttnNsPerTokenCtx*b.PrefillTokenCtx +
 		p.PrefillAttnNsPerPair*b.PrefillAttnPairs +
-		p.DecodeNsPerSeq*float64(b.DecodeSeqs) +
-		p.DecodeNsPerCtxToken*float64(b.DecodeCtxTokens)
+		p.DecodeNsPerSeq*float64(b.DecodeSeqs))
+}
+
+// StepNsFromHead completes StepNs from its head (StepHeadNs), the batch's
+// decode context tokens and its curve term (CurveNs of its tokens).
+func (p *Profile) StepNsFromHead(head float64, decodeCtxTokens int, curve float64) float64 {
+	t := head + p.DecodeNsPerCtxToken*float64(decodeCtxTokens)
 	if p.LinearCurve != nil {
 		t += curve
 	}

@@ -319,8 +319,20 @@ func (c *cluster) stepDur(w *worker, b model.Batch) Time {
 }
 
 // durationOf rounds a modelled step time to the clock: whole
-// nanoseconds, at least one.
-func durationOf(ns float64) Time { return max(Time(math.Round(ns)), 1) }
+// nanoseconds, at least one, max(Time(math.Round(ns)), 1). In the range
+// of step times it skips math.Round's bit manipulation: the conversion
+// truncates, and the part it cut off (exact below 2⁵³) says whether to
+// round up.
+func durationOf(ns float64) Time {
+	if ns >= 0 && ns < 1<<53 {
+		t := Time(ns)
+		if ns-float64(t) >= 0.5 {
+			t++
+		}
+		return max(t, 1)
+	}
+	return max(Time(math.Round(ns)), 1)
+}
 
 // bookStep counts a step of w running [start, start+dur) with batch b:
 // the worker's counters and the GPU sampler.

@@ -29,12 +29,13 @@ type decodeRun struct {
 	dur  Time        // its duration
 	b    model.Batch // step 1's batch
 	lin  float64     // the profile's curve term, the same for every step
+	head float64     // the profile's step time but for the context term, the same for every step
 }
 
 // stepDur is the duration of step s of w's run (no noise: runs are taken
 // only without it).
 func (r *decodeRun) stepDur(w *worker, s int) Time {
-	return durationOf(w.prof.StepNsWithCurve(r.batch(s), r.lin))
+	return durationOf(w.prof.StepNsFromHead(r.head, r.b.DecodeCtxTokens+r.b.DecodeSeqs*(s-1), r.lin))
 }
 
 // batch is step s's batch in the run: step 1's with s−1 more context
@@ -61,7 +62,7 @@ func (c *cluster) planRun(w *worker, b model.Batch, dur Time) (start, end Time) 
 	if k < 2 {
 		return start, end
 	}
-	w.run = decodeRun{k: 1, done: 1, at: now, dur: dur, b: b, lin: w.prof.CurveNs(n)}
+	w.run = decodeRun{k: 1, done: 1, at: now, dur: dur, b: b, lin: w.prof.CurveNs(n), head: w.prof.StepHeadNs(b)}
 	for s := 2; s <= k; s++ {
 		d := w.run.stepDur(w, s)
 		if end+d > Horizon {

@@ -214,6 +214,10 @@ func (w *worker) admit(budget int) {
 		if need+hitsFree > w.kv.Free() {
 			return // head-of-line: FCFS waits for blocks
 		}
+		if r.table == nil {
+			// Room for every block the request can reach, so its steps never regrow it.
+			r.table = make([]int32, 0, w.blocksFor(int(r.isl)+int(r.osl)))
+		}
 		r.table = w.kv.Acquire(r.table[:0], r.blocks[:hits])
 		r.table, _ = w.kv.Grow(r.table, need)
 		r.computed, r.committed = computed, hits
