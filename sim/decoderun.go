@@ -135,6 +135,7 @@ func (c *cluster) allocations(w *worker, k int) int {
 // each step would apply them.
 func (c *cluster) advance(w *worker, j int) {
 	run := &w.run
+	B := w.cfg.BlockSize
 	for s := run.done + 1; s <= j; s++ {
 		start := run.at + run.dur
 		for _, e := range w.sched { // step s−1 ends
@@ -148,8 +149,8 @@ func (c *cluster) advance(w *worker, j int) {
 		c.absorbed++
 		for _, e := range w.sched { // step s begins
 			r := w.reqs.at(e.req)
-			if need := w.blocksFor(r.computed+1) - len(r.table); need > 0 {
-				t, ok := w.kv.Grow(r.table, need)
+			if r.computed >= B*len(r.table) { // token computed+1 needs a new block
+				t, ok := w.kv.Grow(r.table, w.blocksFor(r.computed+1)-len(r.table))
 				if !ok {
 					panic("sim: a decode run ran out of KV blocks it had counted")
 				}

@@ -22,7 +22,7 @@ type KVCache struct {
 	ref      []int32
 	hash     []uint64
 	hashed   []bool
-	index    blockIndex // content hash → block holding it, plus one
+	index    kvIndex  // content hash → block holding it
 	looked   []int32    // the blocks the last Lookup found, for Acquire
 	scratch  []uint64   // Grow's evicted hashes
 	prev     []int32    // free-queue links of materialised blocks, -1 = none
@@ -47,7 +47,7 @@ type KVEventSink interface {
 
 // NewKVCache returns an empty pool of n blocks.
 func NewKVCache(n int) *KVCache {
-	return &KVCache{capacity: n, index: newBlockIndex(min(n, 64)), head: -1, tail: -1, boundary: -1, free: n}
+	return &KVCache{capacity: n, index: newKVIndex(min(n, 64)), head: -1, tail: -1, boundary: -1, free: n}
 }
 
 // Capacity is the number of blocks in the pool.
@@ -91,11 +91,10 @@ func (c *KVCache) Lookup(hashes []uint64, limit int) (hits, hitsFree int) {
 	limit = min(limit, len(hashes))
 	c.looked = c.looked[:0]
 	for hits < limit {
-		v, ok := c.index.get(hashes[hits])
-		if !ok {
+		_, b := c.index.find(hashes[hits], c.hash)
+		if b < 0 {
 			break
 		}
-		b := v - 1
 		if c.ref[b] == 0 {
 			hitsFree++
 		}
@@ -116,11 +115,9 @@ func (c *KVCache) Acquire(table []int32, hashes []uint64) []int32 {
 		if i < len(c.looked) && c.hashed[c.looked[i]] && c.hash[c.looked[i]] == h {
 			b = c.looked[i]
 		} else {
-			v, ok := c.index.get(h)
-			if !ok {
+			if _, b = c.index.find(h, c.hash); b < 0 {
 				panic("sim: Acquire of a hash that is not cached")
 			}
-			b = v - 1
 		}
 		if c.ref[b] == 0 {
 			c.unlink(b)
@@ -200,12 +197,12 @@ func (c *KVCache) Commit(b int32, h uint64) {
 	if c.hashed[b] {
 		return
 	}
-	i, dup := c.index.lookup(h)
-	if dup {
+	i, held := c.index.find(h, c.hash)
+	if held >= 0 {
 		return
 	}
 	c.hash[b], c.hashed[b] = h, true
-	c.index.insertAt(i, h, b+1)
+	c.index.insertAt(i, h, b)
 	if c.Events != nil {
 		c.Events.Stored(h)
 	}
@@ -213,7 +210,7 @@ func (c *KVCache) Commit(b int32, h uint64) {
 
 func (c *KVCache) drop(b int32) {
 	h := c.hash[b]
-	c.index.del(h)
+	c.index.del(h, b)
 	c.hashed[b] = false
 	if c.Events != nil {
 		c.Events.Removed(h)
@@ -292,14 +289,18 @@ func (c *KVCache) Check() error {
 	}
 	var bad error
 	entries := 0
-	c.index.each(func(h uint64, v int32) {
-		b := v - 1
+	c.index.each(func(slot int, fp uint32, b int32) {
 		entries++
-		if got, ok := c.index.get(h); bad == nil && (!ok || got != v) {
-			bad = fmt.Errorf("kv: index entry %x → %d is not findable", h, b)
-		}
-		if bad == nil && (!c.hashed[b] || c.hash[b] != h) {
-			bad = fmt.Errorf("kv: index maps %x to block %d holding %x", h, b, c.hash[b])
+		switch {
+		case bad != nil:
+		case b < 0 || int(b) >= len(c.hash) || !c.hashed[b]:
+			bad = fmt.Errorf("kv: index slot %d names block %d, which holds no content", slot, b)
+		case fp != fingerprint(c.hash[b]):
+			bad = fmt.Errorf("kv: index slot %d has a fingerprint not of block %d's hash %x", slot, b, c.hash[b])
+		default:
+			if got, gb := c.index.find(c.hash[b], c.hash); got != slot || gb != b {
+				bad = fmt.Errorf("kv: index entry of block %d (%x) is not findable", b, c.hash[b])
+			}
 		}
 	})
 	if bad != nil {

@@ -273,10 +273,11 @@ func (w *worker) batch() model.Batch {
 // commitFull makes r's job blocks that its computed tokens now fill
 // findable in the prefix cache.
 func (w *worker) commitFull(r *reqState) {
-	full := min(r.computed/w.cfg.BlockSize, len(r.blocks))
-	if full <= r.committed {
-		return
+	B := w.cfg.BlockSize
+	if r.committed >= len(r.blocks) || r.computed < B*(r.committed+1) {
+		return // no new full block (without a division: this runs per token)
 	}
+	full := min(r.computed/B, len(r.blocks))
 	w.kv.warm(r.blocks[r.committed:full])
 	for k := r.committed; k < full; k++ {
 		w.kv.Commit(r.table[k], r.blocks[k])

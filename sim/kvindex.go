@@ -1,0 +1,125 @@
+package sim
+
+import "math/bits"
+
+// kvIndex maps the content hashes of one KV pool's blocks to the blocks:
+// open addressing with linear probing and backward-shift deletion, at most
+// three quarters full, like blockIndex, but in 8-byte slots. A slot holds
+// the hash's fingerprint (the top 32 bits of its Fibonacci product, whose
+// top bits are also its home slot) above the block plus one (0 = empty);
+// a probe that matches a fingerprint confirms the hash against the pool's
+// own record of the block's content. The table is half blockIndex's size,
+// which matters because a prefix cache's work is one insert and one delete
+// per block, each a probe into a table that at fleet scale is cold in
+// cache; a delete knows its block and compares no hash at all.
+type kvIndex struct {
+	slots []uint64
+	shift uint // 32 − log2(len(slots))
+	n     int
+	sink  uint64 // warm's loads land here, so they are not dropped
+}
+
+func newKVIndex(capacity int) kvIndex {
+	size := 1 << bits.Len(uint(max(capacity, 4)*4/3)) // load factor < 3/4
+	return kvIndex{slots: make([]uint64, size), shift: uint(32 - bits.Len(uint(size-1)))}
+}
+
+// fingerprint is h's Fibonacci product's top half.
+func fingerprint(h uint64) uint32 { return uint32((h * 0x9e3779b97f4a7c15) >> 32) }
+
+func (ix *kvIndex) home(fp uint32) int { return int(fp >> ix.shift) }
+
+// find probes for h, whose block's content hash[b] must equal h: it
+// returns h's slot and block, or the empty slot where h would go and -1.
+func (ix *kvIndex) find(h uint64, hash []uint64) (int, int32) {
+	fp := fingerprint(h)
+	mask := len(ix.slots) - 1
+	for i := ix.home(fp); ; i = (i + 1) & mask {
+		s := ix.slots[i]
+		if s == 0 {
+			return i, -1
+		}
+		if uint32(s>>32) == fp {
+			if b := int32(uint32(s)) - 1; hash[b] == h {
+				return i, b
+			}
+		}
+	}
+}
+
+// insertAt stores block b under h in the empty slot i that find(h)
+// returned (the table grows first if it must).
+func (ix *kvIndex) insertAt(i int, h uint64, b int32) {
+	fp := fingerprint(h)
+	if 4*(ix.n+1) > 3*len(ix.slots) {
+		ix.grow()
+		mask := len(ix.slots) - 1
+		for i = ix.home(fp); ix.slots[i] != 0; i = (i + 1) & mask {
+		}
+	}
+	ix.slots[i] = uint64(fp)<<32 | uint64(uint32(b+1))
+	ix.n++
+}
+
+// del removes block b, indexed under h.
+func (ix *kvIndex) del(h uint64, b int32) {
+	mask := len(ix.slots) - 1
+	want := uint32(b + 1)
+	for i := ix.home(fingerprint(h)); ix.slots[i] != 0; i = (i + 1) & mask {
+		if uint32(ix.slots[i]) == want {
+			ix.delSlot(i)
+			return
+		}
+	}
+	panic("sim: kvIndex.del of a block not indexed")
+}
+
+// delSlot empties slot i, shifting later entries of its probe run back.
+func (ix *kvIndex) delSlot(i int) {
+	mask := len(ix.slots) - 1
+	ix.n--
+	for j := (i + 1) & mask; ix.slots[j] != 0; j = (j + 1) & mask {
+		home := ix.home(uint32(ix.slots[j] >> 32))
+		// Move j into the hole at i if its home is not in (i, j].
+		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
+			ix.slots[i] = ix.slots[j]
+			i = j
+		}
+	}
+	ix.slots[i] = 0
+}
+
+// warm loads the home slot of every hash in hs (see blockIndex.warm).
+func (ix *kvIndex) warm(hs []uint64) {
+	var x uint64
+	for _, h := range hs {
+		x += ix.slots[ix.home(fingerprint(h))]
+	}
+	ix.sink = x
+}
+
+// grow doubles the table; a slot's fingerprint is all it takes to place it.
+func (ix *kvIndex) grow() {
+	old := ix.slots
+	*ix = newKVIndex(len(old))
+	mask := len(ix.slots) - 1
+	for _, s := range old {
+		if s != 0 {
+			i := ix.home(uint32(s >> 32))
+			for ix.slots[i] != 0 {
+				i = (i + 1) & mask
+			}
+			ix.slots[i] = s
+			ix.n++
+		}
+	}
+}
+
+// each calls f for every entry: its slot, fingerprint and block.
+func (ix *kvIndex) each(f func(slot int, fp uint32, b int32)) {
+	for i, s := range ix.slots {
+		if s != 0 {
+			f(i, uint32(s>>32), int32(uint32(s))-1)
+		}
+	}
+}
