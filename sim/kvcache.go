@@ -23,9 +23,9 @@ type KVCache struct {
 	hash     []uint64
 	hashed   []bool
 	index    kvIndex  // content hash → block holding it
-	looked   []int32    // the blocks the last Lookup found, for Acquire
-	scratch  []uint64   // Grow's evicted hashes
-	prev     []int32    // free-queue links of materialised blocks, -1 = none
+	looked   []int32  // the blocks the last Lookup found, for Acquire
+	scratch  []uint64 // Grow's evicted hashes
+	prev     []int32  // free-queue links of materialised blocks, -1 = none
 	next     []int32
 	head     int32
 	tail     int32
