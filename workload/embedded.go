@@ -1,9 +1,9 @@
 package workload
 
 import (
-	"compress/gzip"
 	"embed"
 	"fmt"
+	"github.com/klauspost/compress/gzip"
 	"io"
 	"os"
 	"sort"
