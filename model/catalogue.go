@@ -1,9 +1,7 @@
 package model
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -52,15 +50,14 @@ type Catalogue struct {
 // DefaultCatalogue parses the embedded catalogue. It returns a fresh copy on
 // every call, so callers may modify it.
 func DefaultCatalogue() *Catalogue {
-	var c Catalogue
-	dec := json.NewDecoder(bytes.NewReader(catalogueJSON))
-	if err := dec.Decode(&c); err != nil {
+	c, err := readEmbedded[Catalogue](catalogueJSON, false) // it carries _sources
+	if err != nil {
 		panic("model: embedded catalogue is corrupt: " + err.Error())
 	}
 	if err := c.validate(); err != nil {
 		panic("model: embedded catalogue is incomplete: " + err.Error())
 	}
-	return &c
+	return c
 }
 
 // validate checks that every GPU carries the fields routesim reads from it.

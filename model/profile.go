@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -297,9 +296,12 @@ func BuiltinProfiles() []*Profile {
 		if err != nil {
 			panic("model: " + err.Error())
 		}
-		p, err := ReadProfile(bytes.NewReader(b), name)
+		p, err := readEmbedded[Profile](b, true)
+		if err == nil {
+			err = p.Validate()
+		}
 		if err != nil {
-			panic("model: embedded profile invalid: " + err.Error())
+			panic("model: embedded profile " + name + " invalid: " + err.Error())
 		}
 		out = append(out, p)
 	}
