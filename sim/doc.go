@@ -22,8 +22,9 @@
 //   - worker.go — one engine: FCFS waiting queue, continuous batching under
 //     a token budget with chunked prefill, recompute preemption, abort;
 //     decoderun.go the decode-only steps a worker takes as one event.
-//   - kvcache.go, blockindex.go — the paged KV cache with prefix caching
-//     and LRU eviction of unreferenced blocks.
+//   - kvcache.go, kvindex.go — the paged KV cache with prefix caching
+//     and LRU eviction of unreferenced blocks; blockindex.go the hash
+//     table the router's indexes use.
 //   - job.go, store.go — the prepared requests (Workload, Job; built by
 //     package workload, trace prompts in compact form) and their per-run
 //     state, with the recycled buffers prompts are expanded into.
