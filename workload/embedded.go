@@ -3,11 +3,12 @@ package workload
 import (
 	"embed"
 	"fmt"
-	"github.com/klauspost/compress/gzip"
 	"io"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/routesim/routesim/internal/inputerr"
 )
