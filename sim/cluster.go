@@ -319,19 +319,23 @@ func (c *cluster) stepDur(w *worker, b model.Batch) Time {
 }
 
 // durationOf rounds a modelled step time to the clock: whole
-// nanoseconds, at least one, max(Time(math.Round(ns)), 1). In the range
-// of step times it skips math.Round's bit manipulation: the conversion
-// truncates, and the part it cut off (exact below 2⁵³) says whether to
-// round up.
+// nanoseconds, at least one, max(Time(math.Round(ns)), 1), small enough
+// to inline. In the range of step times the conversion truncates, and the
+// part it cut off (exact below 2⁵³) says whether to round up; from 2⁵³ on
+// a double is whole already; below half a nanosecond, and for NaN, the
+// answer is 1.
 func durationOf(ns float64) Time {
-	if ns >= 0 && ns < 1<<53 {
+	switch {
+	case ns >= 0.5 && ns < 1<<53:
 		t := Time(ns)
 		if ns-float64(t) >= 0.5 {
 			t++
 		}
-		return max(t, 1)
+		return t
+	case ns >= 1<<53:
+		return max(Time(ns), 1)
 	}
-	return max(Time(math.Round(ns)), 1)
+	return 1
 }
 
 // bookStep counts a step of w running [start, start+dur) with batch b:
