@@ -68,18 +68,39 @@ func (c *KVCache) virgin() int { return c.capacity - int(c.grown) }
 func (c *KVCache) take() int32 {
 	if c.boundary < 0 && c.virgin() > 0 {
 		b := c.grown
+		if int(b) == len(c.ref) {
+			c.materialise()
+		}
 		c.grown++
-		c.ref = append(c.ref, 0)
-		c.hash = append(c.hash, 0)
-		c.hashed = append(c.hashed, false)
-		c.prev = append(c.prev, -1)
-		c.next = append(c.next, -1)
 		c.free--
 		return b
 	}
 	b := c.head
 	c.unlink(b)
 	return b
+}
+
+// materialise makes room for more never-used blocks: the block arrays
+// grow together, doubling from 64 blocks up to the capacity, so that a
+// pool that fills takes a handful of allocations, not one per array per
+// doubling, and an idle one none.
+func (c *KVCache) materialise() {
+	n := min(max(2*len(c.ref), 64), c.capacity)
+	grow := func(s []int32, fill int32) []int32 {
+		t := make([]int32, n)
+		copy(t, s)
+		for i := len(s); i < n; i++ {
+			t[i] = fill
+		}
+		return t
+	}
+	c.ref = grow(c.ref, 0)
+	c.prev, c.next = grow(c.prev, -1), grow(c.next, -1)
+	hash := make([]uint64, n)
+	copy(hash, c.hash)
+	hashed := make([]bool, n)
+	copy(hashed, c.hashed)
+	c.hash, c.hashed = hash, hashed
 }
 
 // Cached is the number of blocks findable by hash.
@@ -264,56 +285,41 @@ func (c *KVCache) unlink(b int32) {
 // Check verifies the pool's internal invariants: the free queue holds
 // exactly the unreferenced blocks, and the hash index agrees with blocks.
 func (c *KVCache) Check() error {
+	grown := int(c.grown)
 	inQueue := 0
 	for b := c.head; b >= 0; b = c.next[b] {
 		if c.ref[b] != 0 {
 			return fmt.Errorf("kv: block %d in free queue with %d references", b, c.ref[b])
 		}
 		inQueue++
-		if inQueue > len(c.ref) {
+		if inQueue > grown {
 			return fmt.Errorf("kv: free queue has a cycle")
 		}
 	}
 	inQueue += c.virgin()
 	unref := c.virgin()
-	for b := range c.ref {
-		if c.ref[b] < 0 {
-			return fmt.Errorf("kv: block %d has %d references", b, c.ref[b])
+	for b, r := range c.ref[:grown] {
+		if r < 0 {
+			return fmt.Errorf("kv: block %d has %d references", b, r)
 		}
-		if c.ref[b] == 0 {
+		if r == 0 {
 			unref++
 		}
 	}
 	if inQueue != c.free || unref != c.free {
 		return fmt.Errorf("kv: free count %d, queue %d, unreferenced %d", c.free, inQueue, unref)
 	}
-	var bad error
-	entries := 0
-	c.index.each(func(slot int, fp uint32, b int32) {
-		entries++
-		switch {
-		case bad != nil:
-		case b < 0 || int(b) >= len(c.hash) || !c.hashed[b]:
-			bad = fmt.Errorf("kv: index slot %d names block %d, which holds no content", slot, b)
-		case fp != fingerprint(c.hash[b]):
-			bad = fmt.Errorf("kv: index slot %d has a fingerprint not of block %d's hash %x", slot, b, c.hash[b])
-		default:
-			if got, gb := c.index.find(c.hash[b], c.hash); got != slot || gb != b {
-				bad = fmt.Errorf("kv: index entry of block %d (%x) is not findable", b, c.hash[b])
-			}
-		}
-	})
-	if bad != nil {
-		return bad
-	}
 	hashed := 0
-	for _, ok := range c.hashed {
+	for _, ok := range c.hashed[:grown] {
 		if ok {
 			hashed++
 		}
 	}
-	if entries != c.index.n || hashed != entries {
-		return fmt.Errorf("kv: index holds %d entries (counted %d), %d blocks are hashed", c.index.n, entries, hashed)
+	if err := c.index.verify(c.hash[:grown], c.hashed[:grown]); err != nil {
+		return err
+	}
+	if c.index.n != hashed {
+		return fmt.Errorf("kv: index holds %d entries, %d blocks are hashed", c.index.n, hashed)
 	}
 	if c.Used() > c.Capacity() {
 		return fmt.Errorf("kv: %d blocks used of %d", c.Used(), c.Capacity())

@@ -1,6 +1,9 @@
 package sim
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // kvIndex maps the content hashes of one KV pool's blocks to the blocks:
 // open addressing with linear probing and backward-shift deletion, at most
@@ -115,11 +118,54 @@ func (ix *kvIndex) grow() {
 	}
 }
 
-// each calls f for every entry: its slot, fingerprint and block.
-func (ix *kvIndex) each(f func(slot int, fp uint32, b int32)) {
+// verify checks the index against the blocks it names, in one pass over
+// the table: every entry names a distinct block that holds content, with
+// that content's fingerprint, and is reachable from its home slot (no
+// empty slot between them); no two entries of a probe run hold the same
+// hash; and the count of entries is n. hash and hashed are the pool's
+// records of its materialised blocks.
+func (ix *kvIndex) verify(hash []uint64, hashed []bool) error {
+	mask := len(ix.slots) - 1
+	empty := -1
 	for i, s := range ix.slots {
-		if s != 0 {
-			f(i, uint32(s>>32), int32(uint32(s))-1)
+		if s == 0 {
+			empty = i
+			break
 		}
 	}
+	if empty < 0 {
+		return fmt.Errorf("kv: index has no empty slot")
+	}
+	seen := make([]bool, len(hash))
+	entries, run := 0, (empty+1)&mask // run: the first slot of the probe run at i
+	for k := 1; k <= len(ix.slots); k++ {
+		i := (empty + k) & mask
+		s := ix.slots[i]
+		if s == 0 {
+			run = (i + 1) & mask
+			continue
+		}
+		entries++
+		fp, b := uint32(s>>32), int32(uint32(s))-1
+		switch {
+		case b < 0 || int(b) >= len(hash) || !hashed[b]:
+			return fmt.Errorf("kv: index slot %d names block %d, which holds no content", i, b)
+		case seen[b]:
+			return fmt.Errorf("kv: index names block %d twice", b)
+		case fp != fingerprint(hash[b]):
+			return fmt.Errorf("kv: index slot %d has a fingerprint not of block %d's hash %x", i, b, hash[b])
+		case (i-ix.home(fp))&mask > (i-run)&mask:
+			return fmt.Errorf("kv: index entry of block %d (%x) is not reachable from its home slot", b, hash[b])
+		}
+		seen[b] = true
+		for j := run; j != i; j = (j + 1) & mask {
+			if o := ix.slots[j]; uint32(o>>32) == fp && hash[int32(uint32(o))-1] == hash[b] {
+				return fmt.Errorf("kv: blocks %d and %d both hold %x", int32(uint32(o))-1, b, hash[b])
+			}
+		}
+	}
+	if entries != ix.n {
+		return fmt.Errorf("kv: index holds %d entries, counts %d", entries, ix.n)
+	}
+	return nil
 }

@@ -71,3 +71,70 @@ func TestKVIndexAgreesWithMap(t *testing.T) {
 		}
 	}
 }
+
+// TestKVCacheCheckCatchesCorruptIndex breaks a healthy pool's index in
+// each way Check must notice, one at a time.
+func TestKVCacheCheckCatchesCorruptIndex(t *testing.T) {
+	build := func() *KVCache {
+		c := NewKVCache(300)
+		table, _ := c.Grow(nil, 200)
+		for i, b := range table {
+			c.Commit(b, uint64(i+1)*0x9e3779b97f4a7c15)
+		}
+		c.Release(table[100:])
+		if err := c.Check(); err != nil {
+			t.Fatalf("healthy pool: %v", err)
+		}
+		return c
+	}
+	slotOf := func(c *KVCache, b int32) int {
+		i, got := c.index.find(c.hash[b], c.hash)
+		if got != b {
+			t.Fatalf("block %d not indexed", b)
+		}
+		return i
+	}
+	emptyAfter := func(c *KVCache, i int) int {
+		mask := len(c.index.slots) - 1
+		for j := (i + 1) & mask; ; j = (j + 1) & mask {
+			if c.index.slots[j] == 0 {
+				return j
+			}
+		}
+	}
+	cases := []struct {
+		name    string
+		corrupt func(c *KVCache)
+	}{
+		{"entry names a block without content", func(c *KVCache) { c.hashed[7] = false; c.hashed[250] = true }},
+		{"fingerprint of another hash", func(c *KVCache) { c.hash[7] ^= 1 << 40 }},
+		{"entry past an empty slot", func(c *KVCache) {
+			i := slotOf(c, 7)
+			j := emptyAfter(c, emptyAfter(c, i))
+			c.index.slots[j], c.index.slots[i] = c.index.slots[i], 0
+		}},
+		{"one block named twice", func(c *KVCache) {
+			i := slotOf(c, 7)
+			c.index.slots[emptyAfter(c, i)] = c.index.slots[i]
+			c.index.n++
+		}},
+		{"two blocks hold one hash", func(c *KVCache) {
+			i := slotOf(c, 8)
+			c.index.delSlot(i)
+			c.hash[8] = c.hash[7]
+			// Block 8's entry goes at the end of block 7's probe run.
+			c.index.slots[emptyAfter(c, slotOf(c, 7))] = uint64(fingerprint(c.hash[8]))<<32 | 9
+			c.index.n++
+		}},
+		{"wrong count", func(c *KVCache) { c.index.n++ }},
+	}
+	for _, tc := range cases {
+		c := build()
+		tc.corrupt(c)
+		if err := c.Check(); err == nil {
+			t.Errorf("%s: Check found nothing", tc.name)
+		} else {
+			t.Logf("%s: %v", tc.name, err)
+		}
+	}
+}
