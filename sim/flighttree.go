@@ -25,6 +25,11 @@ type flightTree struct {
 	distinct []int   // per worker: distinct blocks in flight
 }
 
+// holder is a worker with the number of its requests through a node.
+type holder struct {
+	w, count int32
+}
+
 // ftNode is a run of blocks shared by the same requests.
 type ftNode struct {
 	blocks  []uint64

@@ -2,51 +2,46 @@ package sim
 
 // holders is the router's inverted index of the blocks the workers
 // reported stored, as Dynamo's KvIndexer keeps one tree of blocks with the
-// workers that hold each: block hash → the workers holding it (with a
-// count each, which add keeps at one). Most blocks have one holder: it
-// lives in the hash slot itself (aux = worker, val = count), so neither a
-// lookup nor an insert touches other memory; a block with several holders
-// keeps them in a list (val = listTag + list id). Updating a count scans
-// the block's list: short, except for a prefix every worker holds. A
-// routing decision walks the request's blocks once, touching only the
-// workers that hold them.
+// workers that hold each: block hash → the set of workers holding it. Most
+// blocks have one holder: it lives in the hash slot itself (aux = worker,
+// val = 1), so neither a lookup nor an insert touches other memory; a block
+// with several holders keeps their ids in a list (val = listTag + list
+// id). Adding or removing a holder scans the block's list: short, except
+// for a prefix every worker holds. A routing decision walks the request's
+// blocks once, touching only the workers that hold them.
 type holders struct {
 	lists blockIndex // hash → inline holder, or list id
-	posts [][]holder // list id → the workers holding the block
+	posts [][]int32  // list id → the workers holding the block
 	free  []int32    // list ids to reuse
-	one   [1]holder  // of's answer for an inline holder
+	one   [1]int32   // of's answer for an inline holder
 }
 
-// listTag marks a slot value as a list id; smaller values are the inline
-// holder's count.
+// listTag marks a slot value as a list id; 1 marks an inline holder.
 const listTag = 1 << 30
-
-type holder struct {
-	w, count int32
-}
 
 func newHolders() *holders { return &holders{lists: newBlockIndex(16)} }
 
 // of returns the workers holding block b (read-only, valid until the next
 // call).
-func (h *holders) of(b uint64) []holder { return h.at(h.lists.find(b)) }
+func (h *holders) of(b uint64) []int32 { return h.at(h.lists.find(b)) }
 
 // at returns the workers holding the block in slot i (none for i < 0).
-func (h *holders) at(i int) []holder {
+func (h *holders) at(i int) []int32 {
 	if i < 0 {
 		return nil
 	}
 	s := &h.lists.slots[i]
 	if s.val < listTag {
-		h.one[0] = holder{s.aux, s.val}
+		h.one[0] = s.aux
 		return h.one[:]
 	}
 	return h.posts[s.val-listTag]
 }
 
-// incrAt adds one to w's count of block b, whose slot i is probed: b's
-// slot if found, else the empty slot where it goes.
-func (h *holders) incrAt(i int, found bool, w int, b uint64) {
+// add records that w holds block b (once, however often it is told).
+// One probe of the hash table finds b for both the check and the insert.
+func (h *holders) add(w int, b uint64) {
+	i, found := h.lists.lookup(b)
 	if !found {
 		h.lists.slots[h.lists.insertAt(i, b, 1)].aux = int32(w)
 		return
@@ -54,9 +49,6 @@ func (h *holders) incrAt(i int, found bool, w int, b uint64) {
 	s := &h.lists.slots[i]
 	if s.val < listTag {
 		if int(s.aux) == w {
-			if s.val++; s.val == listTag {
-				panic("sim: block reference count overflow")
-			}
 			return
 		}
 		var id int32
@@ -66,80 +58,48 @@ func (h *holders) incrAt(i int, found bool, w int, b uint64) {
 			id = int32(len(h.posts))
 			h.posts = append(h.posts, nil)
 		}
-		h.posts[id] = append(h.posts[id][:0], holder{s.aux, s.val}, holder{int32(w), 1})
+		h.posts[id] = append(h.posts[id][:0], s.aux, int32(w))
 		s.val = listTag + id
 		return
 	}
 	id := s.val - listTag
 	list := h.posts[id]
-	for k := range list {
-		if int(list[k].w) == w {
-			list[k].count++
+	for _, x := range list {
+		if int(x) == w {
 			return
 		}
 	}
-	h.posts[id] = append(list, holder{int32(w), 1})
+	h.posts[id] = append(list, int32(w))
 }
 
-// decrAt subtracts one from w's count of the block in slot i, dropping
-// the block at 0.
-func (h *holders) decrAt(i, w int) {
+// remove forgets that w holds block b, if it did.
+func (h *holders) remove(w int, b uint64) {
+	i := h.lists.find(b)
+	if i < 0 {
+		return
+	}
 	s := &h.lists.slots[i]
 	if s.val < listTag {
-		if int(s.aux) != w {
-			panic("sim: reference count of an untracked block dropped")
-		}
-		if s.val--; s.val == 0 {
+		if int(s.aux) == w {
 			h.lists.delSlot(i)
 		}
 		return
 	}
 	id := s.val - listTag
 	list := h.posts[id]
-	for k := range list {
-		if int(list[k].w) != w {
+	for k, x := range list {
+		if int(x) != w {
 			continue
-		}
-		if list[k].count--; list[k].count > 0 {
-			return
 		}
 		list[k] = list[len(list)-1]
 		list = list[:len(list)-1]
 		h.posts[id] = list
 		if len(list) == 1 { // back inline
-			s.aux, s.val = list[0].w, list[0].count
+			s.aux, s.val = list[0], 1
 			h.posts[id] = list[:0]
 			h.free = append(h.free, id)
 		}
 		return
-	}
-	panic("sim: reference count of an untracked block dropped")
-}
-
-// holdsAt reports whether w holds the block in slot i.
-func (h *holders) holdsAt(i, w int) bool {
-	for _, hd := range h.at(i) {
-		if int(hd.w) == w {
-			return true
-		}
-	}
-	return false
-}
-
-// add records that w holds block b once (no count): the stored-block
-// index. One probe of the hash table finds b for both the check and the
-// insert.
-func (h *holders) add(w int, b uint64) {
-	i, ok := h.lists.lookup(b)
-	if !ok || !h.holdsAt(i, w) {
-		h.incrAt(i, ok, w, b)
-	}
-}
-
-// remove forgets that w holds block b, if it did.
-func (h *holders) remove(w int, b uint64) {
-	if i := h.lists.find(b); h.holdsAt(i, w) {
-		h.decrAt(i, w)
 	}
 }
 
@@ -203,12 +163,12 @@ func (s *overlapScan) run(blocks []uint64, version uint64, stored *holders) {
 	s.begin(blocks, version)
 	for k, b := range blocks {
 		advanced := false
-		for _, hd := range stored.of(b) {
+		for _, w := range stored.of(b) {
 			switch {
 			case k == 0:
-				s.stamp[hd.w], s.matched[hd.w] = s.epoch, 1
-			case s.stamp[hd.w] == s.epoch && int(s.matched[hd.w]) == k:
-				s.matched[hd.w]++
+				s.stamp[w], s.matched[w] = s.epoch, 1
+			case s.stamp[w] == s.epoch && int(s.matched[w]) == k:
+				s.matched[w]++
 			default:
 				continue
 			}
