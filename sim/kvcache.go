@@ -16,9 +16,11 @@ import "fmt"
 // of the free queue, after every block freed to the head (the last of
 // which is boundary) and before every block freed to the tail, so an idle
 // worker costs bytes and allocation order is that of a pool built whole.
+// The block arrays grow in doubling chunks (materialise), so they may
+// hold blocks past grown, initialised and unused.
 type KVCache struct {
 	capacity int
-	grown    int32 // blocks materialised: [0, grown)
+	grown    int32 // blocks used at least once: [0, grown)
 	ref      []int32
 	hash     []uint64
 	hashed   []bool
