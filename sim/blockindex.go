@@ -28,8 +28,20 @@ type ixSlot struct {
 }
 
 func newBlockIndex(capacity int) blockIndex {
-	size := 1 << bits.Len(uint(max(capacity, 4)*4/3)) // load factor < 3/4
+	size := tableSize(capacity)
 	return blockIndex{slots: make([]ixSlot, size), shift: uint(64 - bits.Len(uint(size-1)))}
+}
+
+// tableSize is the number of slots (a power of two) an open-addressing
+// table needs for capacity entries below three quarters full.
+func tableSize(capacity int) int { return 1 << bits.Len(uint(max(capacity, 4)*4/3)) }
+
+// movesBack says whether, when slot i has just been emptied, the entry in
+// slot j of the same probe run, whose home slot is home, must move into
+// slot i (backward-shift deletion): it must unless its home lies in the
+// cyclic interval (i, j], where it would stay reachable.
+func movesBack(i, j, home int) bool {
+	return (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)
 }
 
 func (ix *blockIndex) home(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >> ix.shift) }
@@ -121,9 +133,7 @@ func (ix *blockIndex) delSlot(i int) {
 	mask := len(ix.slots) - 1
 	ix.n--
 	for j := (i + 1) & mask; ix.slots[j].val != 0; j = (j + 1) & mask {
-		home := ix.home(ix.slots[j].key)
-		// Move j into the hole at i if its home is not in (i, j].
-		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
+		if movesBack(i, j, ix.home(ix.slots[j].key)) {
 			ix.slots[i] = ix.slots[j]
 			i = j
 		}

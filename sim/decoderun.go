@@ -35,14 +35,17 @@ type decodeRun struct {
 // stepDur is the duration of step s of w's run (no noise: runs are taken
 // only without it).
 func (r *decodeRun) stepDur(w *worker, s int) Time {
-	return durationOf(w.prof.StepNsFromHead(r.head, r.b.DecodeCtxTokens+r.b.DecodeSeqs*(s-1), r.lin))
+	return durationOf(w.prof.StepNsFromHead(r.head, r.ctx(s), r.lin))
 }
 
-// batch is step s's batch in the run: step 1's with s−1 more context
-// tokens per request.
+// ctx is step s's decode context tokens: step 1's with s−1 more per
+// request.
+func (r *decodeRun) ctx(s int) int { return r.b.DecodeCtxTokens + r.b.DecodeSeqs*(s-1) }
+
+// batch is step s's batch in the run: step 1's with step s's context.
 func (r *decodeRun) batch(s int) model.Batch {
 	b := r.b
-	b.DecodeCtxTokens += b.DecodeSeqs * (s - 1)
+	b.DecodeCtxTokens = r.ctx(s)
 	return b
 }
 

@@ -114,8 +114,7 @@ type eventQueue []Event
 func (q eventQueue) less(i, j int) bool { return q[i].before(&q[j]) }
 
 // before reports whether e fires before f: by time, kind, Seq, then Arg.
-func (e *Event) before(f *Event) bool {
-	a, b := e, f
+func (a *Event) before(b *Event) bool {
 	if a.At != b.At {
 		return a.At < b.At
 	}

@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // holders is the router's inverted index of the blocks the workers
 // reported stored, as Dynamo's KvIndexer keeps one tree of blocks with the
 // workers that hold each: block hash → the set of workers holding it. Most
@@ -63,13 +65,9 @@ func (h *holders) add(w int, b uint64) {
 		return
 	}
 	id := s.val - listTag
-	list := h.posts[id]
-	for _, x := range list {
-		if int(x) == w {
-			return
-		}
+	if list := h.posts[id]; !slices.Contains(list, int32(w)) {
+		h.posts[id] = append(list, int32(w))
 	}
-	h.posts[id] = append(list, int32(w))
 }
 
 // remove forgets that w holds block b, if it did.
@@ -87,19 +85,17 @@ func (h *holders) remove(w int, b uint64) {
 	}
 	id := s.val - listTag
 	list := h.posts[id]
-	for k, x := range list {
-		if int(x) != w {
-			continue
-		}
-		list[k] = list[len(list)-1]
-		list = list[:len(list)-1]
-		h.posts[id] = list
-		if len(list) == 1 { // back inline
-			s.aux, s.val = list[0], 1
-			h.posts[id] = list[:0]
-			h.free = append(h.free, id)
-		}
+	k := slices.Index(list, int32(w))
+	if k < 0 {
 		return
+	}
+	list[k] = list[len(list)-1]
+	list = list[:len(list)-1]
+	h.posts[id] = list
+	if len(list) == 1 { // back inline
+		s.aux, s.val = list[0], 1
+		h.posts[id] = list[:0]
+		h.free = append(h.free, id)
 	}
 }
 

@@ -88,21 +88,17 @@ func (c *KVCache) take() int32 {
 // doubling, and an idle one none.
 func (c *KVCache) materialise() {
 	n := min(max(2*len(c.ref), 64), c.capacity)
-	grow := func(s []int32, fill int32) []int32 {
-		t := make([]int32, n)
-		copy(t, s)
-		for i := len(s); i < n; i++ {
-			t[i] = fill
-		}
-		return t
+	c.ref, c.hash, c.hashed = extend(c.ref, n, 0), extend(c.hash, n, 0), extend(c.hashed, n, false)
+	c.prev, c.next = extend(c.prev, n, -1), extend(c.next, n, -1)
+}
+
+// extend returns a copy of s lengthened to n, the new elements fill.
+func extend[T any](s []T, n int, fill T) []T {
+	t := make([]T, n)
+	for i := copy(t, s); i < n; i++ {
+		t[i] = fill
 	}
-	c.ref = grow(c.ref, 0)
-	c.prev, c.next = grow(c.prev, -1), grow(c.next, -1)
-	hash := make([]uint64, n)
-	copy(hash, c.hash)
-	hashed := make([]bool, n)
-	copy(hashed, c.hashed)
-	c.hash, c.hashed = hash, hashed
+	return t
 }
 
 // Cached is the number of blocks findable by hash.

@@ -23,7 +23,7 @@ type kvIndex struct {
 }
 
 func newKVIndex(capacity int) kvIndex {
-	size := 1 << bits.Len(uint(max(capacity, 4)*4/3)) // load factor < 3/4
+	size := tableSize(capacity)
 	return kvIndex{slots: make([]uint64, size), shift: uint(32 - bits.Len(uint(size-1)))}
 }
 
@@ -82,9 +82,7 @@ func (ix *kvIndex) delSlot(i int) {
 	mask := len(ix.slots) - 1
 	ix.n--
 	for j := (i + 1) & mask; ix.slots[j] != 0; j = (j + 1) & mask {
-		home := ix.home(uint32(ix.slots[j] >> 32))
-		// Move j into the hole at i if its home is not in (i, j].
-		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
+		if movesBack(i, j, ix.home(uint32(ix.slots[j]>>32))) {
 			ix.slots[i] = ix.slots[j]
 			i = j
 		}
