@@ -52,15 +52,35 @@ func (p *KV) Route(r *Request, v View) Decision {
 	p.loads = Loads(v, r.Blocks, p.loads)
 	p.scores = slices.Grow(p.scores[:0], len(p.loads))[:len(p.loads)]
 	scores := p.scores
-	busy, bs := 0, v.BlockSize()
+	busy, bs, isl := 0, v.BlockSize(), r.InputTokens
+	// One pass scores every worker and, at temperature 0, keeps argmin's
+	// running minimum with its tie draws, in argmin's order.
+	best, ties, lo := -1, 0, 0.0
+	bm, pick, loads := p.Busy, p.Temperature <= 0, p.loads[:len(scores)]
 	for w := range scores {
-		l := &p.loads[w]
-		if p.Busy != nil && p.Busy.busy(w, v, l) {
-			scores[w] = math.Inf(1)
-			busy++
-			continue
+		l := &loads[w]
+		if bm != nil {
+			active := l.Active
+			if bm.EngineSignal {
+				active = v.EngineKVUsed(w)
+			}
+			if bm.over(active, l) {
+				scores[w] = math.Inf(1)
+				busy++
+				continue
+			}
 		}
-		scores[w] = p.cost(r.InputTokens, l, bs)
+		s := p.cost(isl, l, bs)
+		scores[w] = s
+		switch {
+		case !pick || s > maxFinite:
+		case best < 0 || s < lo:
+			best, ties, lo = w, 1, s
+		case s == lo:
+			if ties++; p.Rand.IntN(ties) == 0 {
+				best, lo = w, s
+			}
+		}
 	}
 	if busy == len(scores) {
 		return Decision{Action: RejectBusy, Reason: MsgAllBusy, Scores: scores}
@@ -68,7 +88,7 @@ func (p *KV) Route(r *Request, v View) Decision {
 	if p.Temperature > 0 {
 		return Decision{Worker: softmax(scores, p.Temperature, p.Rand), Reason: "softmax over cost", Scores: scores}
 	}
-	return Decision{Worker: argmin(scores, p.Rand), Reason: "min cost", Scores: scores}
+	return Decision{Worker: best, Reason: "min cost", Scores: scores}
 }
 
 // softmax samples an index with probability ∝ exp(−(s − min)/((max − min)·T))
@@ -135,14 +155,16 @@ func (b *BusyMonitor) busy(w int, v View, l *WorkerLoad) bool {
 	if b.EngineSignal {
 		active = v.EngineKVUsed(w)
 	}
+	return b.over(active, l)
+}
+
+// over applies the thresholds to active blocks and l's prefill tokens.
+func (b *BusyMonitor) over(active int, l *WorkerLoad) bool {
 	if b.DecodeBlocksThreshold > 0 && float64(active) >= b.DecodeBlocksThreshold*float64(l.Capacity) {
 		return true
 	}
-	pt := l.Prefill
-	if b.PrefillTokensThreshold > 0 && pt > b.PrefillTokensThreshold {
-		return true
-	}
-	return b.PrefillTokensThresholdFrac > 0 && float64(pt) > b.PrefillTokensThresholdFrac*float64(l.MaxBatched)
+	return (b.PrefillTokensThreshold > 0 && l.Prefill > b.PrefillTokensThreshold) ||
+		(b.PrefillTokensThresholdFrac > 0 && float64(l.Prefill) > b.PrefillTokensThresholdFrac*float64(l.MaxBatched))
 }
 
 // QueueGate is Dynamo's router queue: a request is parked while every

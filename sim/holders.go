@@ -136,39 +136,50 @@ func (k *scanKey) forget() { k.first = nil }
 // prefixScan it is computed in one pass for all workers: block k advances
 // only the workers that matched blocks 0..k-1, and the walk stops at the
 // first block that advances none, so it costs the holders of the matched
-// prefix, not N.
+// prefix, not N. A worker's count and the epoch of the scan that set it
+// share one word, so a holder costs one load, one compare and one store:
+// a prefix every worker holds makes the walk N holders long per block.
 type overlapScan struct {
 	scanKey
-	matched []int32
+	matched []uint64 // epoch<<32 | count
 }
 
 func newOverlapScan(workers int) *overlapScan {
-	return &overlapScan{scanKey: scanKey{stamp: make([]uint32, workers)}, matched: make([]int32, workers)}
+	return &overlapScan{matched: make([]uint64, workers)}
 }
 
 // of is w's overlap in the last scan.
 func (s *overlapScan) of(w int) int {
-	if s.stamp[w] != s.epoch {
-		return 0
+	if m := s.matched[w]; uint32(m>>32) == s.epoch {
+		return int(uint32(m))
 	}
-	return int(s.matched[w])
+	return 0
 }
 
 // run computes every worker's overlap with blocks in stored.
 func (s *overlapScan) run(blocks []uint64, version uint64, stored *holders) {
 	s.begin(blocks, version)
-	for k, b := range blocks {
-		advanced := false
+	if s.epoch == 1 { // wrapped (or first): old words could collide
+		clear(s.matched)
+	}
+	if len(blocks) == 0 {
+		return
+	}
+	tag := uint64(s.epoch) << 32
+	hs := stored.of(blocks[0])
+	for _, w := range hs {
+		s.matched[w] = tag | 1
+	}
+	if len(hs) == 0 {
+		return
+	}
+	for k, b := range blocks[1:] {
+		want, advanced := tag|uint64(k+1), false
 		for _, w := range stored.of(b) {
-			switch {
-			case k == 0:
-				s.stamp[w], s.matched[w] = s.epoch, 1
-			case s.stamp[w] == s.epoch && int(s.matched[w]) == k:
-				s.matched[w]++
-			default:
-				continue
+			if s.matched[w] == want {
+				s.matched[w] = want + 1
+				advanced = true
 			}
-			advanced = true
 		}
 		if !advanced {
 			return

@@ -189,10 +189,22 @@ func (r *router) Loads(blocks []uint64, dst []policy.WorkerLoad) []policy.Worker
 	if r.refs != nil {
 		scan, overlaps = r.scanned(blocks), r.overlapped(blocks)
 	}
+	prefill, capacity, mnbt := r.prefill[:n], r.capacity[:n], r.mnbt[:n]
+	if scan == nil {
+		for w := range dst {
+			dst[w] = policy.WorkerLoad{Prefill: prefill[w], New: len(blocks), Capacity: capacity[w], MaxBatched: mnbt[w]}
+		}
+		return dst
+	}
+	held, stamp, present, matched := r.refs.distinct[:n], scan.stamp[:n], scan.present[:n], overlaps.matched[:n]
+	epoch, tag := scan.epoch, uint64(overlaps.epoch)<<32
 	for w := range dst {
-		l := policy.WorkerLoad{Prefill: r.prefill[w], New: len(blocks), Capacity: r.capacity[w], MaxBatched: r.mnbt[w]}
-		if scan != nil {
-			l.Active, l.New, l.Overlap = r.refs.held(w), scan.newBlocks(w, len(blocks)), overlaps.of(w)
+		l := policy.WorkerLoad{Prefill: prefill[w], Active: held[w], New: len(blocks), Capacity: capacity[w], MaxBatched: mnbt[w]}
+		if stamp[w] == epoch { // scan.newBlocks, overlaps.of, inline
+			l.New -= int(present[w])
+		}
+		if m := matched[w]; m&^0xffffffff == tag {
+			l.Overlap = int(uint32(m))
 		}
 		dst[w] = l
 	}
