@@ -149,8 +149,12 @@ func newOverlapScan(workers int) *overlapScan {
 }
 
 // of is w's overlap in the last scan.
-func (s *overlapScan) of(w int) int {
-	if m := s.matched[w]; uint32(m>>32) == s.epoch {
+func (s *overlapScan) of(w int) int { return overlapOf(s.matched[w], s.epoch) }
+
+// overlapOf decodes a worker's word of the scan of epoch: its count if
+// that scan set it, else 0.
+func overlapOf(m uint64, epoch uint32) int {
+	if uint32(m>>32) == epoch {
 		return int(uint32(m))
 	}
 	return 0
@@ -206,10 +210,16 @@ func newPrefixScan(workers int) *prefixScan {
 // newBlocks is n − w's count in the last scan of n blocks: the blocks not
 // among w's in-flight blocks.
 func (s *prefixScan) newBlocks(w, n int) int {
-	if s.stamp[w] != s.epoch {
+	return newOf(n, s.stamp[w], s.epoch, s.present[w])
+}
+
+// newOf is n less a worker's count present, if its stamp is the scan's
+// epoch (else the scan did not touch it).
+func newOf(n int, stamp, epoch uint32, present int32) int {
+	if stamp != epoch {
 		return n
 	}
-	return n - int(s.present[w])
+	return n - int(present)
 }
 
 // run counts, for every worker, the blocks it holds in t.

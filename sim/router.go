@@ -196,17 +196,15 @@ func (r *router) Loads(blocks []uint64, dst []policy.WorkerLoad) []policy.Worker
 		}
 		return dst
 	}
+	// scan.newBlocks and overlaps.of, on the scans' arrays hoisted out of
+	// the loop: at N = 4096 this loop is a quarter of a kv run.
 	held, stamp, present, matched := r.refs.distinct[:n], scan.stamp[:n], scan.present[:n], overlaps.matched[:n]
-	epoch, tag := scan.epoch, uint64(overlaps.epoch)<<32
+	nb, e1, e2 := len(blocks), scan.epoch, overlaps.epoch
 	for w := range dst {
-		l := policy.WorkerLoad{Prefill: prefill[w], Active: held[w], New: len(blocks), Capacity: capacity[w], MaxBatched: mnbt[w]}
-		if stamp[w] == epoch { // scan.newBlocks, overlaps.of, inline
-			l.New -= int(present[w])
+		dst[w] = policy.WorkerLoad{
+			Prefill: prefill[w], Active: held[w], New: newOf(nb, stamp[w], e1, present[w]),
+			Overlap: overlapOf(matched[w], e2), Capacity: capacity[w], MaxBatched: mnbt[w],
 		}
-		if m := matched[w]; m&^0xffffffff == tag {
-			l.Overlap = int(uint32(m))
-		}
-		dst[w] = l
 	}
 	return dst
 }
