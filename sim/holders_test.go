@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -41,7 +42,7 @@ func (v *naiveView) overlap(w int, blocks []uint64) int {
 // KV events, and checks that every worker's NewBlocks, Overlap and
 // ActiveBlocks (one by one and from Loads) agree for random requests
 // (paths in a tree of shared prefixes, empty), asked in random order and
-// repeatedly.
+// repeatedly, across a wrap of the scans' epoch counters.
 func TestRouterIndexAgreesWithNaive(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -75,6 +76,11 @@ func TestRouterIndexAgreesWithNaive(t *testing.T) {
 		var live []inflight
 		var asked [][]uint64 // requests asked about before: a parked one is asked again later
 		for step := 0; step < 3000; step++ {
+			if step == 1500 && seed%2 == 1 {
+				// The scans' epochs wrap a few decisions from now, onto
+				// epochs that the first half's stamps still carry.
+				r.scan.epoch, r.overlaps.epoch = math.MaxUint32-3, math.MaxUint32-3
+			}
 			switch op := rng.IntN(10); {
 			case op < 3: // dispatch
 				w, b := rng.IntN(n), request()
@@ -152,5 +158,28 @@ func TestForgetScansOnRecycledBuffer(t *testing.T) {
 	r.forgetScans()
 	if r.NewBlocks(0, buf) != 2 || r.Overlap(0, buf) != 0 {
 		t.Errorf("after recycling: NewBlocks %d, Overlap %d, want 2 and 0", r.NewBlocks(0, buf), r.Overlap(0, buf))
+	}
+}
+
+// TestScanEpochWrap: when a scan's epoch counter wraps, the stamps an
+// earlier scan left must not pass for the new scan's. Worker 0 is touched
+// by a scan at epoch 1; the counter is then set to wrap back to 1 at the
+// next scan, which does not touch worker 0 (its request finished, its
+// block was evicted).
+func TestScanEpochWrap(t *testing.T) {
+	workers := []*worker{{id: 0, cfg: WorkerConfig{BlockSize: 16, KVBlocks: 100, MaxNumBatchedTokens: 512}}, {id: 1}}
+	workers[1].cfg = workers[0].cfg
+	r := newRouter(workers, RouterConfig{KVAware: true}, func() Time { return 0 })
+	b := []uint64{Mix(0, 1), Mix(Mix(0, 1), 2)}
+	r.applyKV(kvEvent{worker: 0, stored: true, hash: b[0]})
+	r.book(0, 32, b)
+	if l := r.Loads(b, nil)[0]; l.New != 0 || l.Overlap != 1 || r.scan.epoch != 1 || r.overlaps.epoch != 1 {
+		t.Fatalf("before the wrap: %+v at epochs %d, %d", l, r.scan.epoch, r.overlaps.epoch)
+	}
+	r.scan.epoch, r.overlaps.epoch = math.MaxUint32, math.MaxUint32
+	r.finish(0, b)
+	r.applyKV(kvEvent{worker: 0, hash: b[0]})
+	if l := r.Loads(b, nil)[0]; l.New != 2 || l.Overlap != 0 || r.scan.epoch != 1 || r.overlaps.epoch != 1 {
+		t.Fatalf("after the wrap: %+v at epochs %d, %d; want New 2, Overlap 0 at epoch 1", l, r.scan.epoch, r.overlaps.epoch)
 	}
 }

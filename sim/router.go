@@ -197,7 +197,8 @@ func (r *router) Loads(blocks []uint64, dst []policy.WorkerLoad) []policy.Worker
 		return dst
 	}
 	// scan.newBlocks and overlaps.of, on the scans' arrays hoisted out of
-	// the loop: at N = 4096 this loop is a quarter of a kv run.
+	// the loop: at N = 4096 the scoring this loop feeds is a quarter of a
+	// kv run.
 	held, stamp, present, matched := r.refs.distinct[:n], scan.stamp[:n], scan.present[:n], overlaps.matched[:n]
 	nb, e1, e2 := len(blocks), scan.epoch, overlaps.epoch
 	for w := range dst {
