@@ -59,16 +59,10 @@ func (p *KV) Route(r *Request, v View) Decision {
 	bm, pick, loads := p.Busy, p.Temperature <= 0, p.loads[:len(scores)]
 	for w := range scores {
 		l := &loads[w]
-		if bm != nil {
-			active := l.Active
-			if bm.EngineSignal {
-				active = v.EngineKVUsed(w)
-			}
-			if bm.over(active, l) {
-				scores[w] = math.Inf(1)
-				busy++
-				continue
-			}
+		if bm != nil && bm.over(bm.active(w, v, l), l) {
+			scores[w] = math.Inf(1)
+			busy++
+			continue
 		}
 		s := p.cost(isl, l, bs)
 		scores[w] = s
@@ -151,11 +145,16 @@ func (b *BusyMonitor) IsBusy(w int, v View) bool {
 
 // busy is IsBusy on w's load l (the engine signal still comes from v).
 func (b *BusyMonitor) busy(w int, v View, l *WorkerLoad) bool {
-	active := l.Active
+	return b.over(b.active(w, v, l), l)
+}
+
+// active is w's active blocks for the decode threshold: the router's own
+// count in l, or the engine's published KV usage.
+func (b *BusyMonitor) active(w int, v View, l *WorkerLoad) int {
 	if b.EngineSignal {
-		active = v.EngineKVUsed(w)
+		return v.EngineKVUsed(w)
 	}
-	return b.over(active, l)
+	return l.Active
 }
 
 // over applies the thresholds to active blocks and l's prefill tokens.
