@@ -2,14 +2,14 @@ package sim
 
 import "math/bits"
 
-// blockIndex maps block content hashes to positive int32 values (a KV
-// block id plus one, or a reference count): open addressing with linear
-// probing and backward-shift deletion, kept at most three quarters full
-// (it grows by doubling as entries arrive, so a table starts small). At
-// N = 4096 the workers' indexes are most of a run's memory, and a
-// half-full bound doubled them; linear probing over 16-byte slots stays
-// within a cache line or two at this load. It replaces Go maps, whose
-// insert/delete churn dominated replay time.
+// blockIndex maps block content hashes to positive int32 values (the
+// router's: a node id plus one in the in-flight tree, a holder or a list
+// id in the stored-block index): open addressing with linear probing and
+// backward-shift deletion, kept at most three quarters full (it grows by
+// doubling as entries arrive, so a table starts small); linear probing
+// over 16-byte slots stays within a cache line or two at this load. It
+// replaces Go maps, whose insert/delete churn dominated replay time. The
+// workers' pools index their blocks in kvIndex, with half-size slots.
 //
 // A zero value marks an empty slot, so a new table is the allocator's
 // zeroed memory, with no pass to initialise it.
@@ -100,12 +100,6 @@ func (ix *blockIndex) insertAt(i int, h uint64, v int32) int {
 	return i
 }
 
-// put inserts h → v (v > 0) and returns its slot; h must be absent.
-func (ix *blockIndex) put(h uint64, v int32) int {
-	i, _ := ix.lookup(h)
-	return ix.insertAt(i, h, v)
-}
-
 func (ix *blockIndex) grow() {
 	old := ix.slots
 	*ix = newBlockIndex(len(old))
@@ -122,13 +116,7 @@ func (ix *blockIndex) grow() {
 	}
 }
 
-// del removes h if present, shifting later entries of its probe run back.
-func (ix *blockIndex) del(h uint64) {
-	if i, ok := ix.lookup(h); ok {
-		ix.delSlot(i)
-	}
-}
-
+// delSlot empties slot i, shifting later entries of its probe run back.
 func (ix *blockIndex) delSlot(i int) {
 	mask := len(ix.slots) - 1
 	ix.n--
@@ -139,13 +127,4 @@ func (ix *blockIndex) delSlot(i int) {
 		}
 	}
 	ix.slots[i] = ixSlot{}
-}
-
-// each calls f for every entry.
-func (ix *blockIndex) each(f func(h uint64, v int32)) {
-	for _, s := range ix.slots {
-		if s.val != 0 {
-			f(s.key, s.val)
-		}
-	}
 }

@@ -40,3 +40,27 @@ func TestBlockIndexAgreesWithMap(t *testing.T) {
 		}
 	}
 }
+
+// The index's test-only operations, built on the ones the router uses.
+
+// put inserts h → v (v > 0) and returns its slot; h must be absent.
+func (ix *blockIndex) put(h uint64, v int32) int {
+	i, _ := ix.lookup(h)
+	return ix.insertAt(i, h, v)
+}
+
+// del removes h if present, shifting later entries of its probe run back.
+func (ix *blockIndex) del(h uint64) {
+	if i, ok := ix.lookup(h); ok {
+		ix.delSlot(i)
+	}
+}
+
+// each calls f for every entry.
+func (ix *blockIndex) each(f func(h uint64, v int32)) {
+	for _, s := range ix.slots {
+		if s.val != 0 {
+			f(s.key, s.val)
+		}
+	}
+}

@@ -101,14 +101,13 @@ func (h *holders) remove(w int, b uint64) {
 
 // scanKey names what a cached scan is of (one request's blocks, by the
 // address of the first and their count, at one version of an index) and
-// stamps the workers it touched with its epoch, so a new scan clears
-// nothing.
+// numbers the scans: a scan marks the workers it touched with its epoch,
+// so a new scan clears nothing (but after a wrap of the counter).
 type scanKey struct {
 	first   *uint64
 	n       int
 	version uint64
 	epoch   uint32
-	stamp   []uint32
 }
 
 // valid reports whether the scan is of these blocks at this version.
@@ -116,16 +115,19 @@ func (k *scanKey) valid(blocks []uint64, version uint64) bool {
 	return k.n == len(blocks) && k.version == version && (k.n == 0 || k.first == &blocks[0])
 }
 
-// begin starts a scan of blocks at version: a new epoch.
-func (k *scanKey) begin(blocks []uint64, version uint64) {
+// begin starts a scan of blocks at version: a new epoch. It reports
+// whether the epoch counter wrapped, when the scan must clear the marks
+// earlier scans left, which could pass for its own.
+func (k *scanKey) begin(blocks []uint64, version uint64) (wrapped bool) {
 	k.n, k.version, k.first = len(blocks), version, nil
 	if len(blocks) > 0 {
 		k.first = &blocks[0]
 	}
-	if k.epoch++; k.epoch == 0 { // wrapped: old stamps could collide
-		clear(k.stamp)
+	if k.epoch++; k.epoch == 0 {
 		k.epoch = 1
+		return true
 	}
+	return false
 }
 
 // forget invalidates the scan.
@@ -162,8 +164,7 @@ func overlapOf(m uint64, epoch uint32) int {
 
 // run computes every worker's overlap with blocks in stored.
 func (s *overlapScan) run(blocks []uint64, version uint64, stored *holders) {
-	s.begin(blocks, version)
-	if s.epoch == 1 { // wrapped (or first): old words could collide
+	if s.begin(blocks, version) {
 		clear(s.matched)
 	}
 	if len(blocks) == 0 {
@@ -200,11 +201,12 @@ func (s *overlapScan) run(blocks []uint64, version uint64, stored *holders) {
 // the blocks leave the tree; a request's unique suffix costs one probe.
 type prefixScan struct {
 	scanKey
-	present []int32 // the blocks among w's in-flight blocks
+	stamp   []uint32 // the epoch of the scan that last touched w
+	present []int32  // the blocks among w's in-flight blocks
 }
 
 func newPrefixScan(workers int) *prefixScan {
-	return &prefixScan{scanKey: scanKey{stamp: make([]uint32, workers)}, present: make([]int32, workers)}
+	return &prefixScan{stamp: make([]uint32, workers), present: make([]int32, workers)}
 }
 
 // newBlocks is n − w's count in the last scan of n blocks: the blocks not
@@ -224,7 +226,9 @@ func newOf(n int, stamp, epoch uint32, present int32) int {
 
 // run counts, for every worker, the blocks it holds in t.
 func (s *prefixScan) run(blocks []uint64, version uint64, t *flightTree) {
-	s.begin(blocks, version)
+	if s.begin(blocks, version) {
+		clear(s.stamp)
+	}
 	parent := int32(-1)
 	for i := 0; i < len(blocks); {
 		id := t.child(parent, blocks[i])
