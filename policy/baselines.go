@@ -50,20 +50,32 @@ func (p *PowerOfTwo) Route(_ *Request, v View) Decision {
 // ties (reservoir sampling); +Inf scores are never chosen. It returns -1 if
 // every score is +Inf.
 func argmin(scores []float64, rng *rand.Rand) int {
-	best, ties := -1, 0
+	m := minPick{best: -1}
 	for i, s := range scores {
-		switch {
-		case s > maxFinite:
-		case best < 0 || s < scores[best]:
-			best, ties = i, 1
-		case s == scores[best]:
-			ties++
-			if rng.IntN(ties) == 0 {
-				best = i
-			}
+		m.offer(i, s, rng)
+	}
+	return m.best
+}
+
+// minPick is argmin's running state, for loops that compute the scores
+// as they go: offer the scores in index order and best is argmin's answer,
+// with the same tie draws.
+type minPick struct {
+	best, ties int
+	lo         float64 // the score of best
+}
+
+// offer considers score s of index i.
+func (m *minPick) offer(i int, s float64, rng *rand.Rand) {
+	switch {
+	case s > maxFinite:
+	case m.best < 0 || s < m.lo:
+		m.best, m.ties, m.lo = i, 1, s
+	case s == m.lo:
+		if m.ties++; rng.IntN(m.ties) == 0 {
+			m.best, m.lo = i, s
 		}
 	}
-	return best
 }
 
 const maxFinite = 1.7976931348623157e308

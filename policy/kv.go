@@ -55,7 +55,7 @@ func (p *KV) Route(r *Request, v View) Decision {
 	busy, bs, isl := 0, v.BlockSize(), r.InputTokens
 	// One pass scores every worker and, at temperature 0, keeps argmin's
 	// running minimum with its tie draws, in argmin's order.
-	best, ties, lo := -1, 0, 0.0
+	m := minPick{best: -1}
 	bm, pick, loads := p.Busy, p.Temperature <= 0, p.loads[:len(scores)]
 	for w := range scores {
 		l := &loads[w]
@@ -66,14 +66,8 @@ func (p *KV) Route(r *Request, v View) Decision {
 		}
 		s := p.cost(isl, l, bs)
 		scores[w] = s
-		switch {
-		case !pick || s > maxFinite:
-		case best < 0 || s < lo:
-			best, ties, lo = w, 1, s
-		case s == lo:
-			if ties++; p.Rand.IntN(ties) == 0 {
-				best, lo = w, s
-			}
+		if pick {
+			m.offer(w, s, p.Rand)
 		}
 	}
 	if busy == len(scores) {
@@ -82,7 +76,7 @@ func (p *KV) Route(r *Request, v View) Decision {
 	if p.Temperature > 0 {
 		return Decision{Worker: softmax(scores, p.Temperature, p.Rand), Reason: "softmax over cost", Scores: scores}
 	}
-	return Decision{Worker: best, Reason: "min cost", Scores: scores}
+	return Decision{Worker: m.best, Reason: "min cost", Scores: scores}
 }
 
 // softmax samples an index with probability ∝ exp(−(s − min)/((max − min)·T))
