@@ -195,12 +195,46 @@ func newFigure(title, x, y string, meta Meta) *figure {
 
 func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
 
-// seedNote says how a figure summarises seeds.
-func seedNote(g sweep.Grid) string {
-	if g.Seeds == 1 {
+// seedNote says how a figure of pol's per-request TTFTs summarises seeds.
+func seedNote(rs []sweep.Result, g sweep.Grid, pol string) string {
+	switch {
+	case g.Seeds == 1:
 		return "one seed"
+	case requestsIdentical(rs, g, pol):
+		return fmt.Sprintf("all %d seeds identical: one replay", g.Seeds)
 	}
 	return fmt.Sprintf("median of %d seeds, band: their range", g.Seeds)
+}
+
+// requestsIdentical says every seed of pol gave, at every axis value, the
+// same per-request TTFTs (a noiseless profile and a policy that draws
+// nothing): a band over seeds would be no band.
+func requestsIdentical(rs []sweep.Result, g sweep.Grid, pol string) bool {
+	first := map[int][]float64{}
+	for i := range rs {
+		r := &rs[i]
+		if r.Point.Policy != pol {
+			continue
+		}
+		if len(r.Draws) > 0 {
+			return false
+		}
+		x := g.AxisValue(r.Point)
+		ref, ok := first[x]
+		if !ok {
+			first[x] = r.TTFTMs
+			continue
+		}
+		if len(ref) != len(r.TTFTMs) {
+			return false
+		}
+		for j := range ref {
+			if ref[j] != r.TTFTMs[j] && !(math.IsNaN(ref[j]) && math.IsNaN(r.TTFTMs[j])) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func seedsPhrase(g sweep.Grid) string {
@@ -268,7 +302,13 @@ func LatencyVsCompleteness(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Pl
 		p.Legend.Add(pol, line, points)
 		entries = append(entries, pol)
 	}
-	p.Title.Text += fmt.Sprintf("\npoints: means of %d seeds, labelled by %s", g.Seeds, axisName)
+	mTTFT, _ := sweep.MetricByName("ttft-p50", 0)
+	mComp, _ := sweep.MetricByName("completeness", 0)
+	if g.Seeds > 1 && sweep.SeedsIdentical(rs, g, mTTFT) && sweep.SeedsIdentical(rs, g, mComp) {
+		p.Title.Text += fmt.Sprintf("\npoints: one replay (all %d seeds identical), labelled by %s", g.Seeds, axisName)
+	} else {
+		p.Title.Text += fmt.Sprintf("\npoints: means of %d seeds, labelled by %s", g.Seeds, axisName)
+	}
 	if len(axis) > 5 {
 		p.Title.Text += fmt.Sprintf(" (%d to %d along each curve, some labelled)", axis[0], axis[len(axis)-1])
 	}
@@ -335,6 +375,9 @@ func MetricVsN(rs []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) (*plo
 		}
 	}
 	note := fmt.Sprintf("\nmeans of %d seeds; shaded: 95 %% interval of the mean", g.Seeds)
+	if g.Seeds > 1 && sweep.SeedsIdentical(rs, g, m) {
+		note = fmt.Sprintf("\nall %d seeds identical (a noiseless replay): no interval", g.Seeds)
+	}
 	if hasDraws(rs) {
 		note += "; dashed: 10–90 % over model coefficient draws"
 	}

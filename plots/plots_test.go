@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/cmpimg"
@@ -80,6 +81,46 @@ func TestGoldenPlots(t *testing.T) {
 		}
 		if ok, err := cmpimg.Equal("png", buf.Bytes(), want); err != nil || !ok {
 			t.Errorf("%s differs from its golden image (%v); if intended, run go test ./plots -update and look at the new one", f.Name, err)
+		}
+	}
+}
+
+// TestIdenticalSeedsNoInterval: a sweep whose seeds all gave the same
+// results (a noiseless replay) says so in its titles instead of showing
+// intervals and bands over seeds; seeds that differ keep them.
+func TestIdenticalSeedsNoInterval(t *testing.T) {
+	rs, g := fixture() // seed 1 is 5 % slower than seed 0
+	m, _ := sweep.MetricByName("ttft-p50", 0)
+	titles := func(rs []sweep.Result) map[string]string {
+		out := map[string]string{}
+		figs, err := All(rs, g, m, Meta{Trace: "fixture", GPU: "GPU", Model: "Model", ProfileKind: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range figs {
+			out[f.Name] = f.Plot.Title.Text
+		}
+		return out
+	}
+	varying := titles(rs)
+	for i := range rs {
+		if rs[i].Point.Seed == 1 {
+			prev := rs[i-1] // the same point's seed 0 (g.Points: seeds innermost)
+			rs[i].Summary, rs[i].TTFTMs = prev.Summary, prev.TTFTMs
+		}
+	}
+	same := titles(rs)
+	for name, title := range same {
+		if varying[name] == title && strings.Contains(title, "seeds") && !strings.Contains(title, "each of") {
+			t.Errorf("%s: title unchanged with identical seeds: %q", name, title)
+		}
+		if strings.Contains(title, "interval") && !strings.Contains(title, "no interval") || strings.Contains(title, "band: their range") {
+			t.Errorf("%s: identical seeds, yet the title promises an interval: %q", name, title)
+		}
+	}
+	for name, title := range varying {
+		if strings.Contains(title, "identical") {
+			t.Errorf("%s: seeds differ, yet the title says identical: %q", name, title)
 		}
 	}
 }

@@ -21,7 +21,7 @@ const cdfPoints = 160
 // Curves end at the completeness: rejected requests never get a first
 // token.
 func TTFTCDF(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot, error) {
-	f := newFigure("TTFT CDF over offered requests: "+pol+" ("+seedNote(g)+")", "TTFT (ms, log)", "share of offered requests", meta)
+	f := newFigure("TTFT CDF over offered requests: "+pol+" ("+seedNote(rs, g, pol)+")", "TTFT (ms, log)", "share of offered requests", meta)
 	p := f.p
 	f.logX()
 	p.Y.Tick.Marker = linTicks{percent: true}
@@ -86,7 +86,7 @@ func TTFTCDF(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot
 // arriving in each tenth of the trace, per N (median over seeds, band:
 // their range): a queue that builds up rises to the right.
 func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot, error) {
-	f := newFigure("TTFT by arrival decile (queue build-up): "+pol+" ("+seedNote(g)+")", "arrival decile of the trace", "mean TTFT of completed (ms, log)", meta)
+	f := newFigure("TTFT by arrival decile (queue build-up): "+pol+" ("+seedNote(rs, g, pol)+")", "arrival decile of the trace", "mean TTFT of completed (ms, log)", meta)
 	p := f.p
 	f.logY()
 	p.X.Tick.Marker = linTicks{integer: true}

@@ -90,6 +90,12 @@ type Crossover struct {
 	// ModelUncertainty says the replicates also drew the profile's
 	// coefficients (sweep --uncertainty), not only the seeds.
 	ModelUncertainty bool `json:"model_uncertainty,omitempty"`
+	// SeedsIdentical says every seed gave both policies the same value at
+	// every point (a noiseless profile and policies that draw nothing):
+	// resampling seeds then varies nothing, so there is no interval, and
+	// CILow, CIHigh and NoFlipShare are the point estimate's, not a
+	// statistic's.
+	SeedsIdentical bool `json:"seeds_identical,omitempty"`
 	// Axis is what varies ("N" or "concurrency"); Ns its values. Means per
 	// value of A and B (same order).
 	Axis  string    `json:"axis"`
@@ -266,6 +272,7 @@ func Crossovers(results []Result, g Grid, m Metric, replicates int, seed uint64)
 					c.MeanB = append(c.MeanB, mean(s[b][ni]))
 					c.Verdicts = append(c.Verdicts, verdict(s[a][ni], s[b][ni], m.HigherBetter))
 				}
+				c.SeedsIdentical = k0(results, rate) && identical(s[a]) && identical(s[b])
 				first, at := flip(c.Verdicts)
 				switch first {
 				case 1:
@@ -370,6 +377,10 @@ func (c Crossover) String() string {
 	line := pair + strings.Join(parts, ", ")
 	fewSeeds := c.Seeds < MinSeedsForCI && !c.ModelUncertainty
 	switch {
+	case c.SeedsIdentical && c.Seeds > 1 && c.FlipN == 0:
+		return line + fmt.Sprintf(": no crossover (all %d seeds identical: no interval)", c.Seeds)
+	case c.SeedsIdentical && c.Seeds > 1:
+		return line + fmt.Sprintf(" (all %d seeds identical: no interval)", c.Seeds)
 	case c.FlipN == 0 && fewSeeds:
 		return line + fmt.Sprintf(": no crossover (too few seeds to say how sure: %d < %d)", c.Seeds, MinSeedsForCI)
 	case c.FlipN == 0:
@@ -393,6 +404,56 @@ func (c Crossover) runs() []run {
 		out = append(out, run{v, i, i})
 	}
 	return out
+}
+
+// identical says every point's values over seeds are one value (NaN and
+// ±Inf compare as themselves): nothing for a bootstrap to resample.
+func identical(points [][]float64) bool {
+	for _, vals := range points {
+		for _, v := range vals[min(1, len(vals)):] {
+			if !same(v, vals[0]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func same(a, b float64) bool {
+	return a == b || (math.IsNaN(a) && math.IsNaN(b))
+}
+
+// k0 says no point at rate ran coefficient draws (which would vary even
+// where seeds do not).
+func k0(results []Result, rate float64) bool {
+	for i := range results {
+		if results[i].Point.RateScale == rate && len(results[i].Draws) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// SeedsIdentical says every point of the sweep at every rate gave the same
+// value of m for every seed, and no point drew coefficients: statistics
+// over its seeds are then not statistics (a noiseless profile and
+// policies that draw nothing replay the trace identically).
+func SeedsIdentical(results []Result, g Grid, m Metric) bool {
+	if g.Seeds < 2 {
+		return false
+	}
+	for _, rate := range g.RateScales {
+		if !k0(results, rate) {
+			return false
+		}
+		s := collect(results, g, rate, m)
+		for _, p := range g.Policies {
+			if !identical(s[p]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // MinSeedsForCI is the fewest seeds per point for which a bootstrap

@@ -206,3 +206,41 @@ func FuzzParseRange(f *testing.F) {
 		}
 	})
 }
+
+// TestCrossoverIdenticalSeeds: seeds that vary nothing (a noiseless replay)
+// give no interval, and the line says why; one seed that differs restores
+// the bootstrap.
+func TestCrossoverIdenticalSeeds(t *testing.T) {
+	m, _ := MetricByName("ttft-p50", 0)
+	ns := []int{2, 4, 8}
+	rs, g := synthetic(ns, map[string][][]float64{
+		"a": {{100, 100, 100, 100, 100}, {200, 200, 200, 200, 200}, {300, 300, 300, 300, 300}},
+		"b": {{500, 500, 500, 500, 500}, {150, 150, 150, 150, 150}, {100, 100, 100, 100, 100}},
+	})
+	if !SeedsIdentical(rs, g, m) {
+		t.Fatal("SeedsIdentical = false for identical seeds")
+	}
+	c := Crossovers(rs, g, m, 500, 1)[0]
+	if !c.SeedsIdentical || c.FlipN != 4 {
+		t.Fatalf("crossover %+v", c)
+	}
+	line := c.String()
+	if !strings.Contains(line, "all 5 seeds identical: no interval") || strings.Contains(line, "CI") {
+		t.Errorf("line %q shows an interval over identical seeds", line)
+	}
+	rs[1].Summary.TTFTMs = sim.NewDist([]float64{101}) // policy a, N = 2, second seed
+	if SeedsIdentical(rs, g, m) {
+		t.Error("SeedsIdentical = true with one seed that differs")
+	}
+	if c := Crossovers(rs, g, m, 500, 1)[0]; c.SeedsIdentical || !strings.Contains(c.String(), "CI") {
+		t.Errorf("varying seeds: %+v %s", c, c)
+	}
+	// Coefficient draws vary even where seeds do not.
+	rs[1].Summary.TTFTMs = sim.NewDist([]float64{100})
+	for i := range rs {
+		rs[i].Draws = []sim.Summary{rs[i].Summary}
+	}
+	if SeedsIdentical(rs, g, m) {
+		t.Error("SeedsIdentical = true with coefficient draws")
+	}
+}

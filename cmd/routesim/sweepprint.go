@@ -18,6 +18,9 @@ func printCrossovers(w io.Writer, m *sweepManifest, results []sweep.Result, cros
 	if line := offeredLine(m); line != "" {
 		fmt.Fprintln(w, line)
 	}
+	if line := seedsLine(m, results); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	table := func(title string, cs []sweep.Crossover) {
 		fmt.Fprintf(w, "\ncrossover on %s:\n", title)
 		for _, c := range cs {
@@ -80,6 +83,22 @@ func printPointTable(w io.Writer, m *sweepManifest, results []sweep.Result) erro
 		}
 	}
 	return nil
+}
+
+// seedsLine says, when the sweep's seeds all gave the same results (a
+// profile without step noise, policies that draw nothing), that its
+// "means of K seeds" are one replay and its crossovers have no interval.
+func seedsLine(m *sweepManifest, results []sweep.Result) string {
+	if m.Grid.Seeds < 2 {
+		return ""
+	}
+	for _, name := range []string{m.Metric, "completeness", "ttft-p50", "ttft-p95"} {
+		met, err := sweep.MetricByName(name, m.SLOTTFTMs)
+		if err != nil || !sweep.SeedsIdentical(results, m.Grid, met) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("seeds: all %d seeds gave identical results (the profile has no step-time noise, noise_sigma 0, and no policy draws): the figures below are one replay, not means with intervals", m.Grid.Seeds)
 }
 
 func pct(x float64) string {
