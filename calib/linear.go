@@ -386,6 +386,7 @@ func buildArms(spec *Spec, obs []Observed, base *model.Profile) ([]*arm, error) 
 	for _, name := range order {
 		a := byArm[name]
 		a.measured, a.spread = meanStats(reps[name])
+		a.reps = len(reps[name])
 		arms = append(arms, a)
 	}
 	return arms, nil

@@ -2,8 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
 
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
@@ -65,7 +63,6 @@ type cluster struct {
 	workers  []*worker
 	reqs     reqStore
 	rt       *router
-	noise    *rand.Rand
 	nvml     nvml
 	ends     []int32 // requests that ended this event, for FollowUp
 	ended    int
@@ -98,7 +95,7 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 	if bs := cfg.Front().Worker.BlockSize; wl.BlockSize != bs {
 		return nil, nil, fmt.Errorf("sim: workload prepared for block size %d, workers use %d", wl.BlockSize, bs)
 	}
-	c := &cluster{cfg: cfg, wl: wl, pol: pol, noise: Stream(cfg.Seed, "service")}
+	c := &cluster{cfg: cfg, wl: wl, pol: pol}
 	c.records = make([]Record, 0, wl.Len())
 	for i := range wl.Jobs {
 		if err := wl.Jobs[i].check(wl.BlockSize); err != nil {
@@ -122,6 +119,7 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 		pool := &cfg.Pools[pi]
 		for k := 0; k < pool.N; k++ {
 			w := newWorker(len(c.workers), pool.Worker, pool.Profile, &c.reqs)
+			w.noise = newStepNoise(cfg.Seed, w.id)
 			if cfg.Router.KVAware {
 				w.kv.Events = kvSink{c, int32(w.id)}
 			}
@@ -308,14 +306,10 @@ func (c *cluster) startStep(w *worker) {
 	c.scheduleStepEnd(w, start, end)
 }
 
-// stepDur is the duration of a step of w with batch b: the profile's
-// time with the service noise.
+// stepDur is the duration of w's next step, with batch b: the profile's
+// time with the service noise of the step's index (the steps w began).
 func (c *cluster) stepDur(w *worker, b model.Batch) Time {
-	ns := w.prof.StepNs(b)
-	if s := w.prof.NoiseSigma; s > 0 {
-		ns *= math.Exp(s*c.noise.NormFloat64() - s*s/2)
-	}
-	return durationOf(ns)
+	return durationOf(w.noisy(w.prof.StepNs(b), w.stats.Steps))
 }
 
 // durationOf rounds a modelled step time to the clock: whole

@@ -16,8 +16,9 @@ import (
 // end, a request dispatched to the worker, or a client giving up on one of
 // its requests (cut). Nothing outside the worker reads that state in
 // between: the run is only taken when the worker's KV changes reach no
-// one (no KV events to the router, no published usage), without service
-// noise and without a step observer; its last step is the first in which
+// one (no KV events to the router, no published usage) and without a step
+// observer (service noise is a function of the step's index, so a run's
+// steps have the noise the step-by-step path gives them); its last step is the first in which
 // a request samples its last token (that step's end is handled as any
 // other), or the last whose block allocations fit the free blocks. The
 // results are those of simulating every step (Config.StepByStep,
@@ -28,14 +29,14 @@ type decodeRun struct {
 	at   Time        // the start of step done
 	dur  Time        // its duration
 	b    model.Batch // step 1's batch
+	k0   int         // step 1's index among the steps the worker began (its noise)
 	lin  float64     // the profile's curve term, the same for every step
 	head float64     // the profile's step time but for the context term, the same for every step
 }
 
-// stepDur is the duration of step s of w's run (no noise: runs are taken
-// only without it).
+// stepDur is the duration of step s of w's run, with its service noise.
 func (r *decodeRun) stepDur(w *worker, s int) Time {
-	return durationOf(w.prof.StepNsFromHead(r.head, r.ctx(s), r.lin))
+	return durationOf(w.noisy(w.prof.StepNsFromHead(r.head, r.ctx(s), r.lin), r.k0+s-1))
 }
 
 // ctx is step s's decode context tokens: step 1's with s−1 more per
@@ -57,7 +58,7 @@ func (c *cluster) planRun(w *worker, b model.Batch, dur Time) (start, end Time) 
 	now := c.eng.Now()
 	start, end = now, now+dur
 	n := len(w.sched)
-	if w.prof.NoiseSigma > 0 || w.numWaiting() > 0 || b.PrefillTokens > 0 ||
+	if w.numWaiting() > 0 || b.PrefillTokens > 0 ||
 		b.DecodeSeqs != n || n != len(w.running) {
 		return start, end
 	}
@@ -65,7 +66,7 @@ func (c *cluster) planRun(w *worker, b model.Batch, dur Time) (start, end Time) 
 	if k < 2 {
 		return start, end
 	}
-	w.run = decodeRun{k: 1, done: 1, at: now, dur: dur, b: b, lin: w.prof.CurveNs(n), head: w.prof.StepHeadNs(b)}
+	w.run = decodeRun{k: 1, done: 1, at: now, dur: dur, b: b, k0: w.stats.Steps - 1, lin: w.prof.CurveNs(n), head: w.prof.StepHeadNs(b)}
 	for s := 2; s <= k; s++ {
 		d := w.run.stepDur(w, s)
 		if end+d > Horizon {

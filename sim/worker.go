@@ -78,6 +78,16 @@ type worker struct {
 	endAt   Time      // when the step (or run) in flight ends
 	run     decodeRun // the decode run under way, if any
 	stats   WorkerStats
+	noise   *stepNoise // the service noise of its steps
+}
+
+// noisy is a step time of ns with the service noise of w's step k (the
+// index bookStep gives it: steps w began before it).
+func (w *worker) noisy(ns float64, k int) float64 {
+	if s := w.prof.NoiseSigma; s > 0 {
+		ns *= w.noise.factor(k, s)
+	}
+	return ns
 }
 
 // WorkerStats are one worker's counters over a run.
