@@ -291,6 +291,9 @@ func (c *cluster) startStep(w *worker) {
 		return
 	}
 	dur := c.stepDur(w, b)
+	if c.eng.Err() != nil {
+		return // the step is past the clock or the longest step: the run stops
+	}
 	w.busy = true
 	c.bookStep(w, c.eng.Now(), dur, b)
 	if c.cfg.Observer != nil {
@@ -309,21 +312,45 @@ func (c *cluster) startStep(w *worker) {
 }
 
 // stepDur is the duration of a step of w with batch b: the profile's
-// time with the service noise.
+// time with the service noise. A step longer than model.MaxStepNs stops
+// the run with an error (checkStep).
 func (c *cluster) stepDur(w *worker, b model.Batch) Time {
 	ns := w.prof.StepNs(b)
 	if s := w.prof.NoiseSigma; s > 0 {
 		ns *= math.Exp(s*c.noise.NormFloat64() - s*s/2)
 	}
+	c.checkStep(w, b, ns)
 	return durationOf(ns)
 }
 
+// maxStep is model.MaxStepNs on the clock: the longest step a run takes.
+const maxStep = Time(model.MaxStepNs)
+
+// checkStep stops the run if a step of w with batch b takes ns > the
+// longest step any engine takes (or is not a number): the coefficients,
+// each within its physical bound, or the batch are absurd, and a result
+// built on such a step would be fiction.
+func (c *cluster) checkStep(w *worker, b model.Batch, ns float64) {
+	if ns <= model.MaxStepNs {
+		return
+	}
+	c.eng.Stop(fmt.Errorf("sim: worker %d: a step of %d prefill tokens and %d decoding sequences (%d context tokens) takes %.4g s under profile %q, longer than the %g s no engine step takes (model.MaxStepNs): its coefficients are too large for this batch, or the batch is absurd",
+		w.id, b.PrefillTokens, b.DecodeSeqs, b.DecodeCtxTokens, ns/1e9, w.prof.Name, model.MaxStepNs/1e9))
+}
+
+// maxDuration is the longest duration durationOf returns: past the
+// Horizon, so the engine refuses the event, and small enough that a time
+// within the Horizon plus it stays on the clock (no int64 wrap).
+const maxDuration = Time(1) << 62
+
 // durationOf rounds a modelled step time to the clock: whole
-// nanoseconds, at least one, max(Time(math.Round(ns)), 1), small enough
-// to inline. In the range of step times the conversion truncates, and the
-// part it cut off (exact below 2⁵³) says whether to round up; from 2⁵³ on
-// a double is whole already; below half a nanosecond, and for NaN, the
-// answer is 1.
+// nanoseconds, at least one, max(Time(math.Round(ns)), 1), at most
+// maxDuration, small enough to inline. In the range of step times the
+// conversion truncates, and the part it cut off (exact below 2⁵³) says
+// whether to round up; from 2⁵³ on a double is whole already; below half
+// a nanosecond the answer is 1; from maxDuration on, and for NaN, it is
+// maxDuration (converting a double past the int64 range is undefined: it
+// must never make a zero-time or negative step).
 func durationOf(ns float64) Time {
 	switch {
 	case ns >= 0.5 && ns < 1<<53:
@@ -332,10 +359,12 @@ func durationOf(ns float64) Time {
 			t++
 		}
 		return t
-	case ns >= 1<<53:
-		return max(Time(ns), 1)
+	case ns >= 1<<53 && ns < float64(maxDuration):
+		return Time(ns)
+	case ns < 0.5:
+		return 1
 	}
-	return 1
+	return maxDuration
 }
 
 // bookStep counts a step of w running [start, start+dur) with batch b:
