@@ -178,7 +178,7 @@ var ParamList = []Param{
 	{Flag: "mean-load-factor", Default: 125, Min: 100, Max: maxWeight, Int: func(p *Params) *int { return &p.MeanLoadFactor },
 		Help: "KubeAI PrefixHash: a worker may carry at most this % of the mean in-flight load"},
 	{Flag: "replication", Default: 256, Min: 1, Max: 1 << 16, Int: func(p *Params) *int { return &p.Replication },
-		Help: "KubeAI PrefixHash: points per worker on the hash ring"},
+		Help: "KubeAI PrefixHash: points per worker on the hash ring (at most " + strconv.Itoa(MaxRingPoints) + " over all workers)"},
 	{Flag: "request-stats-window", Default: 60, Min: 1e-9, Max: maxSeconds, Float: func(p *Params) *float64 { return &p.RequestStatsWindow },
 		Help: "production-stack: sliding window (s) of the QPS that routes session-less requests"},
 	{Flag: "imbalanced-threshold", Default: 10, Max: maxRequests, Int: func(p *Params) *int { return &p.ImbalancedThreshold },
@@ -200,17 +200,19 @@ func (p Params) Validate() error {
 	for _, d := range ParamList {
 		switch {
 		case d.Float != nil, d.Int != nil:
-			v := 0.0
+			v, text, bound := 0.0, "", func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 			if d.Float != nil {
 				v = *d.Float(&p)
+				text = bound(v)
 			} else {
-				v = float64(*d.Int(&p))
+				v, text = float64(*d.Int(&p)), strconv.Itoa(*d.Int(&p))
+				bound = func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 			}
 			switch {
 			case math.IsNaN(v) || math.IsInf(v, 0) || v < d.Min:
-				errs = append(errs, inputerr.Fieldf(d.Field(), "%g must be a finite number ≥ %g", v, d.Min))
+				errs = append(errs, inputerr.Fieldf(d.Field(), "%s must be a finite number ≥ %s", text, bound(d.Min)))
 			case v > d.Max:
-				errs = append(errs, inputerr.Fieldf(d.Field(), "%g must be at most %g", v, d.Max))
+				errs = append(errs, inputerr.Fieldf(d.Field(), "%s must be at most %s", text, bound(d.Max)))
 			}
 		case d.Check != nil:
 			if err := d.Check(*d.String(&p)); err != nil {
@@ -285,6 +287,22 @@ type Entry struct {
 	// usage and waiting queues, stale by the metrics lag.
 	EngineMetrics bool
 	New           Factory
+}
+
+// Sized is a policy whose memory grows with the number of workers times
+// a parameter: CheckWorkers says whether it can route among n workers.
+type Sized interface {
+	CheckWorkers(n int) error
+}
+
+// CheckWorkers says whether the policy, with valid parameters p, can
+// route among n workers (a PrefixHash ring must fit MaxRingPoints):
+// what a front end checks with the cluster size, before anything runs.
+func (e Entry) CheckWorkers(p Params, n int) error {
+	if s, ok := e.New(p).(Sized); ok {
+		return s.CheckWorkers(n)
+	}
+	return nil
 }
 
 // NeedsKV reports whether the policy, with parameters p, needs the

@@ -95,6 +95,11 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
+	if sz, ok := pol.(policy.Sized); ok {
+		if err := sz.CheckWorkers(cfg.NumWorkers()); err != nil {
+			return nil, nil, err
+		}
+	}
 	if bs := cfg.Front().Worker.BlockSize; wl.BlockSize != bs {
 		return nil, nil, fmt.Errorf("sim: workload prepared for block size %d, workers use %d", wl.BlockSize, bs)
 	}

@@ -47,3 +47,17 @@ func TestStepPastMaxStepStopsTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRefusesAnOversizedRing: a prefix-hash policy built by hand with a
+// ring too large for the cluster is refused before the run starts, not
+// built (100 workers × 65,536 points: 6.5 M points).
+func TestRunRefusesAnOversizedRing(t *testing.T) {
+	wl, err := workload.Prepare(mkTrace(treq{0, 100, 5, nil}), 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(testConfig(100), wl, &policy.PrefixHash{PrefixCharLength: 100, MeanLoadFactor: 1.25, Replication: 1 << 16})
+	if err == nil || !strings.Contains(err.Error(), "ring") {
+		t.Fatalf("error %v, want the ring refused", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/routesim/routesim/internal/atomicfile"
@@ -199,6 +200,11 @@ func (r *Runner) builds() (map[buildKey]*scenario.Built, error) {
 					b, err := s.Build(nil)
 					if err != nil {
 						return nil, err
+					}
+					if len(r.Grid.Ns) > 0 { // the policy at the grid's largest cluster
+						if err := b.Entry.CheckWorkers(s.Policies, slices.Max(r.Grid.Ns)); err != nil {
+							return nil, err
+						}
 					}
 					out[buildKey{rate, pol, k, arr}] = b
 				}
