@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -95,14 +94,14 @@ const (
 	MaxStepNs = 3600e9
 )
 
-// quantity writes v with the coefficient's unit, and, for a time, in
-// human units too: "1e+11 ns/step (1m40s)".
+// quantity writes v with the coefficient's unit, and, for a time from a
+// millisecond to about a day, in human units too: "1e+11 ns/step (1m40s)".
 func (c Coefficient) quantity(v float64) string {
 	s := strconv.FormatFloat(v, 'g', -1, 64)
 	if c.Unit != "" {
 		s += " " + c.Unit
 	}
-	if strings.HasPrefix(c.Unit, "ns") && v >= 1e6 && v < math.MaxInt64 {
+	if strings.HasPrefix(c.Unit, "ns") && v >= 1e6 && v < 1e14 {
 		s += " (" + time.Duration(v).Round(time.Millisecond).String() + ")"
 	}
 	return s

@@ -104,6 +104,7 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 		return nil, nil, fmt.Errorf("sim: workload prepared for block size %d, workers use %d", wl.BlockSize, bs)
 	}
 	c := &cluster{cfg: cfg, wl: wl, pol: pol, noise: Stream(cfg.Seed, "service")}
+	c.eng.cancel = cfg.Cancel
 	c.records = make([]Record, 0, wl.Len())
 	for i := range wl.Jobs {
 		if err := wl.Jobs[i].check(wl.BlockSize); err != nil {

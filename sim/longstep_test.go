@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -59,5 +60,36 @@ func TestRunRefusesAnOversizedRing(t *testing.T) {
 	_, err = Run(testConfig(100), wl, &policy.PrefixHash{PrefixCharLength: 100, MeanLoadFactor: 1.25, Replication: 1 << 16})
 	if err == nil || !strings.Contains(err.Error(), "ring") {
 		t.Fatalf("error %v, want the ring refused", err)
+	}
+}
+
+// TestCancelStopsTheRun: a run whose Config.Cancel is closed stops with
+// ErrCancelled within a few thousand events instead of finishing; an open
+// channel changes nothing.
+func TestCancelStopsTheRun(t *testing.T) {
+	var reqs []treq
+	for i := range 5000 {
+		reqs = append(reqs, treq{Time(i) * Millisecond, 300, 50, nil})
+	}
+	wl, err := workload.Prepare(mkTrace(reqs...), 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := make(chan struct{})
+	cfg := testConfig(4)
+	want, err := Run(cfg, wl, &policy.RoundRobin{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Cancel = open
+	got, err := Run(cfg, wl, &policy.RoundRobin{})
+	if err != nil || Summarize(got).Completed != Summarize(want).Completed || got.Records[4999].End != want.Records[4999].End {
+		t.Fatalf("an open cancel channel changed the run: %v", err)
+	}
+	closed := make(chan struct{})
+	close(closed)
+	cfg.Cancel = closed
+	if _, err := Run(cfg, wl, &policy.RoundRobin{}); !errors.Is(err, ErrCancelled) {
+		t.Errorf("closed cancel channel: error %v, want ErrCancelled", err)
 	}
 }

@@ -206,6 +206,11 @@ func (r *Runner) builds() (map[buildKey]*scenario.Built, error) {
 							return nil, err
 						}
 					}
+					for seed := 0; r.Uncertainty > 0 && seed < r.Grid.Seeds; seed++ { // every point's coefficient draws, validated
+						if _, _, err := b.Draws(r.Grid.BaseSeed+uint64(seed), r.Uncertainty); err != nil {
+							return nil, fmt.Errorf("--uncertainty: %w", err)
+						}
+					}
 					out[buildKey{rate, pol, k, arr}] = b
 				}
 			}
