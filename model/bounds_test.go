@@ -43,15 +43,24 @@ func TestProfileRefusesHugeCoefficients(t *testing.T) {
 }
 
 // TestCoefficientBoundsAreFarFromRealProfiles: every coefficient has a
-// bound, and every shipped profile lies an order of magnitude or more
-// inside it (the bounds exclude mistakes, not slow hardware).
+// bound, and every shipped profile, and the profile of every catalogue
+// deployment (a transfer, kernel prior or roofline estimate), lies an
+// order of magnitude or more inside it (the bounds exclude mistakes, not
+// slow hardware).
 func TestCoefficientBoundsAreFarFromRealProfiles(t *testing.T) {
 	for _, c := range Coefficients {
 		if !(c.Max > 0) {
 			t.Errorf("%s: no upper bound", c.Name)
 		}
 	}
-	for _, p := range BuiltinProfiles() {
+	profiles := BuiltinProfiles()
+	cat := DefaultCatalogue()
+	for _, g := range cat.GPUs {
+		for _, m := range cat.Models {
+			profiles = append(profiles, ProfileFor(Deployment{GPU: g, Model: m, TP: 1, Quant: BF16, KVDtypeBytes: 2, GPUMemoryUtilization: 0.9}, true))
+		}
+	}
+	for _, p := range profiles {
 		for _, c := range Coefficients {
 			if v := *c.Field(p); v > c.Max/10 && c.Name != "noise_sigma" {
 				t.Errorf("%s: %s = %g is within a factor of 10 of its bound %g", p.Name, c.Name, v, c.Max)
