@@ -60,18 +60,19 @@ const (
 	// MaxPerPairNs bounds the attention costs per (token, context token)
 	// pair and per context token read (prefill_attn_ns_per_token_ctx,
 	// prefill_attn_ns_per_pair, decode_ns_per_ctx_token): 1 ms. A pair
-	// costs 4·layers·heads·head_dim FLOPs, at most 4·128³ ≈ 8.4 MFLOP
-	// (4 µs at 2 TFLOP/s); a token's KV is at most 2·128·128·128·2 B ≈
-	// 8.4 MB (0.34 ms over PCIe).
+	// costs 4·layers·heads·head_dim FLOPs, under 4·128³ ≈ 8.4 MFLOP for
+	// any model served today (Llama 3.1 405B: 8.3), 4 µs at 2 TFLOP/s; a
+	// token's KV is at most 2·128·128·128·2 B ≈ 8.4 MB (with as many KV
+	// heads as query heads), 0.34 ms over PCIe.
 	MaxPerPairNs = 1e6
 	// MaxLinearScale bounds linear_scale: 1,000. It carries a measured
 	// layer curve to the deployment's library; calibrated values lie
 	// within a factor of two of 1, and a library 1,000 times slower than
 	// the measured one would be another machine.
 	MaxLinearScale = 1e3
-	// MaxNoiseSigma bounds noise_sigma: 2. A lognormal of σ = 2 already
-	// spreads step times over a factor of 50 (±2σ: e^±4); measured
-	// run-to-run spread is a few per cent.
+	// MaxNoiseSigma bounds noise_sigma: 2. At σ = 2 one step in 40 already
+	// takes over 50 times the median (e^2σ); measured run-to-run spread is
+	// a few per cent.
 	MaxNoiseSigma = 2
 	// MaxPowerW bounds the power draws (power_idle_w, power_busy_w,
 	// power_cap_w) of one GPU: 10 kW. The largest boards draw 1.0–1.4 kW
@@ -84,7 +85,7 @@ const (
 	// per weight): 1e15, a 500-trillion-parameter model on one GPU.
 	MaxFLOPsPerToken = 1e15
 	// MaxFLOPsPerPair bounds attn_flops_per_pair (4·layers·heads·head_dim
-	// per GPU): 1e12, past a thousand layers of a thousand heads of 256.
+	// per GPU): 1e12, over 100,000 times Llama 3.1 405B's 8.3 MFLOP.
 	MaxFLOPsPerPair = 1e12
 	// MaxStepNs is the longest engine step the simulator runs: one hour.
 	// Coefficients within their bounds can still multiply into a longer

@@ -75,7 +75,7 @@ func (c *LinearCurve) validate() error {
 			return fmt.Errorf("linear_curve: tokens[%d] = %d: token counts must be ≥ 1 and increasing", i, c.Tokens[i])
 		}
 		if v := c.Ns[i]; !(v > 0 && v <= MaxFixedNs) {
-			return fmt.Errorf("linear_curve: ns[%d] = %g must be a number in (0, %g]: a step's token-wise layers take at most %v (MaxFixedNs)", i, v, MaxFixedNs, time.Duration(MaxFixedNs))
+			return fmt.Errorf("linear_curve: ns[%d] = %g must be a number in (0, %g]: no real step's token-wise layers take more than %v", i, v, MaxFixedNs, time.Duration(MaxFixedNs))
 		}
 	}
 	return nil

@@ -340,7 +340,7 @@ func (c *cluster) checkStep(w *worker, b model.Batch, ns float64) {
 	if ns <= model.MaxStepNs {
 		return
 	}
-	c.eng.Stop(fmt.Errorf("sim: worker %d: a step of %d prefill tokens and %d decoding sequences (%d context tokens) takes %.4g s under profile %q, longer than the %g s no engine step takes (model.MaxStepNs): its coefficients are too large for this batch, or the batch is absurd",
+	c.eng.Stop(fmt.Errorf("sim: worker %d: a step of %d prefill tokens and %d decoding sequences (%d context tokens) takes %.4g s under profile %q, longer than the %g s no engine step takes: its coefficients are too large for this batch, or the batch is absurd",
 		w.id, b.PrefillTokens, b.DecodeSeqs, b.DecodeCtxTokens, ns/1e9, w.prof.Name, model.MaxStepNs/1e9))
 }
 
