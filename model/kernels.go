@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 //go:embed data/kernels/*.json
@@ -73,8 +74,8 @@ func (c *LinearCurve) validate() error {
 		if c.Tokens[i] < 1 || (i > 0 && c.Tokens[i] <= c.Tokens[i-1]) {
 			return fmt.Errorf("linear_curve: tokens[%d] = %d: token counts must be ≥ 1 and increasing", i, c.Tokens[i])
 		}
-		if v := c.Ns[i]; !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("linear_curve: ns[%d] = %g must be a finite number > 0", i, v)
+		if v := c.Ns[i]; !(v > 0 && v <= MaxFixedNs) {
+			return fmt.Errorf("linear_curve: ns[%d] = %g must be a number in (0, %g]: no real step's token-wise layers take more than %v", i, v, MaxFixedNs, time.Duration(MaxFixedNs))
 		}
 	}
 	return nil

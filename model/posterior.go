@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -111,6 +112,9 @@ func (q *Posterior) SD() []float64 {
 // Draws returns k profiles whose coefficients are drawn from the posterior
 // with rng (log-normal, each kept at or above its physical floor for d and
 // the host overhead within the step base); everything else is base's.
+// Every draw is validated as a profile is (Profile.Validate: the same
+// physical bounds), and the first that fails is the error: a posterior
+// too wide to be physical is refused before anything is simulated.
 func (q *Posterior) Draws(base *Profile, d Deployment, k int, rng *rand.Rand) ([]*Profile, error) {
 	l, err := q.chol()
 	if err != nil {
@@ -132,6 +136,10 @@ func (q *Posterior) Draws(base *Profile, d Deployment, k int, rng *rand.Rand) ([
 			*c.Field(&p) = math.Max(math.Exp(x), Floor(d, base, name))
 		}
 		p.HostOverheadNs = math.Min(p.HostOverheadNs, 0.95*p.StepBaseNs)
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("posterior draw %d of %d: %w: the posterior is too wide for its draws to be physical (cov_log sd up to %.3g in log units)",
+				len(out)+1, k, err, slices.Max(q.SD()))
+		}
 		out = append(out, &p)
 	}
 	return out, nil

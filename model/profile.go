@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 //go:embed data/profiles/*.json
@@ -229,8 +232,11 @@ func (p *Profile) Validate() error {
 		bad("kind: %q must be measured, transfer or roofline", p.Kind)
 	}
 	for _, c := range Coefficients {
-		if v := *c.Field(p); v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		switch v := *c.Field(p); {
+		case v < 0 || math.IsNaN(v) || math.IsInf(v, 0):
 			bad("%s: %g must be a finite number ≥ 0", c.Name, v)
+		case v > c.Max:
+			bad("%s: %s exceeds %s, more than any real deployment takes (a unit or typing mistake?)", c.Name, c.quantity(v), c.quantity(c.Max))
 		}
 	}
 	if p.LinearCurve != nil {
@@ -260,18 +266,20 @@ func (p *Profile) Validate() error {
 	if p.PowerCapW > 0 && p.PowerCapW < p.PowerIdleW {
 		bad("power_cap_w %g must be ≥ power_idle_w %g", p.PowerCapW, p.PowerIdleW)
 	}
-	if p.NoiseSigma > 2 {
-		bad("noise_sigma: %g is absurd (> 2)", p.NoiseSigma)
-	}
 	if len(errs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("profile %q: %w", p.Name, errors.Join(errs...))
 }
 
-// ReadProfile decodes and validates one profile; name labels errors.
+// ReadProfile decodes and validates one profile of at most
+// inputerr.MaxSmallFile bytes; name labels errors.
 func ReadProfile(r io.Reader, name string) (*Profile, error) {
-	dec := json.NewDecoder(r)
+	b, err := inputerr.ReadAll(r, name, inputerr.MaxSmallFile)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var p Profile
 	if err := dec.Decode(&p); err != nil {

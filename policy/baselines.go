@@ -47,8 +47,8 @@ func (p *PowerOfTwo) Route(_ *Request, v View) Decision {
 }
 
 // argmin returns the index of the smallest score, choosing uniformly among
-// ties (reservoir sampling); +Inf scores are never chosen. It returns -1 if
-// every score is +Inf.
+// ties (reservoir sampling); +Inf and NaN scores are never chosen. It
+// returns -1 if no score is finite.
 func argmin(scores []float64, rng *rand.Rand) int {
 	m := minPick{best: -1}
 	for i, s := range scores {
@@ -68,7 +68,7 @@ type minPick struct {
 // offer considers score s of index i.
 func (m *minPick) offer(i int, s float64, rng *rand.Rand) {
 	switch {
-	case s > maxFinite:
+	case !(s <= maxFinite): // +Inf (excluded) or NaN: never the minimum
 	case m.best < 0 || s < m.lo:
 		m.best, m.ties, m.lo = i, 1, s
 	case s == m.lo:

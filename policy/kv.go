@@ -73,15 +73,35 @@ func (p *KV) Route(r *Request, v View) Decision {
 	if busy == len(scores) {
 		return Decision{Action: RejectBusy, Reason: MsgAllBusy, Scores: scores}
 	}
-	if p.Temperature > 0 {
-		return Decision{Worker: softmax(scores, p.Temperature, p.Rand), Reason: "softmax over cost", Scores: scores}
+	w, reason := m.best, "min cost"
+	if !pick {
+		w, reason = softmax(scores, p.Temperature, p.Rand), "softmax over cost"
 	}
-	return Decision{Worker: m.best, Reason: "min cost", Scores: scores}
+	if w < 0 {
+		return p.overflowed(v, scores)
+	}
+	return Decision{Worker: w, Reason: reason, Scores: scores}
+}
+
+// overflowed decides when every eligible worker's cost overflowed (+Inf
+// or NaN: a scale or credit too large for float64, which Params.Validate
+// refuses but a KV built by hand may carry): those workers tie at the
+// largest finite cost, drawn uniformly; busy workers stay excluded.
+func (p *KV) overflowed(v View, scores []float64) Decision {
+	m := minPick{best: -1}
+	for w := range scores {
+		if l := &p.loads[w]; p.Busy == nil || !p.Busy.over(p.Busy.active(w, v, l), l) {
+			scores[w] = maxFinite
+			m.offer(w, maxFinite, p.Rand)
+		}
+	}
+	return Decision{Worker: m.best, Reason: "every cost overflowed: uniform among the eligible workers", Scores: scores}
 }
 
 // softmax samples an index with probability ∝ exp(−(s − min)/((max − min)·T))
 // over finite scores, with one uniform draw walked along the cumulative
-// sum; equal scores give a uniform draw.
+// sum; equal scores give a uniform draw. It returns −1 only if no score is
+// finite.
 func softmax(scores []float64, temp float64, rng *rand.Rand) int {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range scores {
@@ -93,9 +113,13 @@ func softmax(scores []float64, temp float64, rng *rand.Rand) int {
 	sum := 0.0
 	for i, s := range scores {
 		switch {
-		case s > maxFinite:
+		case !(s <= maxFinite): // excluded, overflowed or NaN
 		case hi == lo:
 			weights[i] = 1
+		case (hi-lo)*temp == 0: // T so small the range underflows: T → 0
+			if s == lo {
+				weights[i] = 1
+			}
 		default:
 			weights[i] = math.Exp(-(s - lo) / ((hi - lo) * temp))
 		}

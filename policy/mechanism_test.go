@@ -65,7 +65,7 @@ func TestSGLangSwitchesToShortestQueueWhenImbalanced(t *testing.T) {
 	for _, c := range []struct {
 		abs       int
 		maxSpread int
-	}{{64, 65}, {1 << 30, 400}} {
+	}{{64, 65}, {maxRequests, 400}} {
 		prm := params(1)
 		prm.BalanceAbsThreshold = c.abs
 		p := mustNew("sglang-cache-aware", prm)
@@ -89,7 +89,7 @@ func TestSGLangSwitchesToShortestQueueWhenImbalanced(t *testing.T) {
 // KubeAI's bounded loads: a hot prefix's worker never carries more than
 // 125 % of the mean load; unbounded, it takes every request.
 func TestPrefixHashBoundsHotPrefixLoad(t *testing.T) {
-	for _, factor := range []int{125, 1 << 30} {
+	for _, factor := range []int{125, maxWeight} {
 		prm := params(1)
 		prm.MeanLoadFactor = factor
 		p := mustNew("prefix-hash", prm)

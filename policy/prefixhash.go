@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/routesim/routesim/internal/hashmix"
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // PrefixHash is KubeAI's PrefixHash load balancing: consistent hashing
@@ -38,18 +39,30 @@ type ringPoint struct {
 	w    int32
 }
 
+// MaxRingPoints bounds PrefixHash's ring, workers × Replication points:
+// 4 Mi points, 64 MiB, built in well under a second. The default 256 points
+// per worker fit the most workers a run may have (4,096: 1 Mi points);
+// 4,096 workers at the largest replication, 65,536, would be 268 M points
+// (4.3 GB and minutes of sorting).
+const MaxRingPoints = 1 << 22
+
+// CheckWorkers says whether the ring for n workers fits MaxRingPoints,
+// naming the replication and the workers if not.
+func (p *PrefixHash) CheckWorkers(n int) error {
+	if n < 1 || p.Replication <= MaxRingPoints/n {
+		return nil
+	}
+	return inputerr.Fieldf("policy_params.replication", "%d × %d workers (`n`) would put %d points on the hash ring, more than the %d it may hold: at %d workers, use at most %d",
+		p.Replication, n, int64(p.Replication)*int64(n), MaxRingPoints, n, MaxRingPoints/n)
+}
+
 // Route walks the ring from the prompt's key.
 func (p *PrefixHash) Route(r *Request, v View) Decision {
 	n := v.NumWorkers()
 	if p.ring == nil {
 		p.ring = buildRing(n, p.Replication, 0x6b75626561690000) // "kubeai"
 	}
-	key := mix64(0x7072656669780000, uint64(r.ID)) // no full block: distinct text
-	if len(r.Blocks) > 0 {
-		tokens := (p.PrefixCharLength + CharsPerToken - 1) / CharsPerToken
-		k := min((tokens+v.BlockSize()-1)/v.BlockSize(), len(r.Blocks))
-		key = r.Blocks[k-1]
-	}
+	key := p.key(r, v.BlockSize())
 	total := 0
 	for w := 0; w < n; w++ {
 		total += v.InFlight(w)
@@ -63,6 +76,28 @@ func (p *PrefixHash) Route(r *Request, v View) Decision {
 	}
 	w := int(p.ring[start].w)
 	return Decision{Worker: w, Reason: "ring: every worker over the load bound, first one"}
+}
+
+// key is the ring key of r: the hash of the block that covers its first
+// PrefixCharLength characters (its last block if the prompt is shorter,
+// its first if the length is below one token), or, without a full block,
+// its ID. The rounding up cannot overflow for any length.
+func (p *PrefixHash) key(r *Request, blockSize int) uint64 {
+	if len(r.Blocks) == 0 {
+		return mix64(0x7072656669780000, uint64(r.ID)) // distinct text
+	}
+	tokens := ceilDiv(max(p.PrefixCharLength, 1), CharsPerToken)
+	k := min(ceilDiv(tokens, blockSize), len(r.Blocks))
+	return r.Blocks[k-1]
+}
+
+// ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0, without the overflow of (a+b−1)/b.
+func ceilDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
 }
 
 // loadOK is CHWBL's bound: the worker's load may not exceed factor × the

@@ -85,8 +85,10 @@ func DefaultParams() Params {
 // is the same with underscores), its meaning, its default, the Params
 // field it binds (exactly one of Float, Int, String) and, for a string,
 // its allowed values or its parser. Numbers must be finite and within
-// [Min, Max] (Max 0 = unbounded; Min defaults to 0). The CLI's flags,
-// `routesim policies`, DefaultParams and Validate all read this list.
+// [Min, Max] (Min defaults to 0; every number has a Max, one of the
+// max* bounds unless the parameter's own range is narrower). The CLI's
+// flags, `routesim policies`, DefaultParams and Validate all read this
+// list, so run, sweep, plan --setting and scenario files share the bounds.
 type Param struct {
 	Flag          string
 	Help          string
@@ -112,62 +114,82 @@ func (d Param) DefaultText() string {
 	return strconv.FormatFloat(d.Default, 'g', -1, 64)
 }
 
+// Upper bounds of the numeric parameters. Each lies far past any setting a
+// deployment uses, so a larger value is a mistake (a typo, a unit); within
+// them every cost, count and duration a policy computes stays finite and
+// exact (a prefill scale of 1e306 made every KV cost +Inf).
+const (
+	// maxWeight bounds a weight or multiplier of a cost term, or a load
+	// ratio: at a million, its term decides alone.
+	maxWeight = 1e6
+	// maxRequests bounds a count of requests: a billion, past any cluster's
+	// requests in flight.
+	maxRequests = 1e9
+	// maxTokens bounds a count of tokens, blocks or prompt characters a
+	// worker or the router holds: a trillion, a million times a GPU's KV
+	// cache.
+	maxTokens = 1e12
+	// maxSeconds bounds a period: one year, the simulation's horizon (and
+	// within int64 nanoseconds).
+	maxSeconds = 365 * 24 * 3600
+)
+
 // ParamList is the one list of policy parameters.
 var ParamList = []Param{
-	{Flag: "overlap-score-credit", Default: 1, Float: func(p *Params) *float64 { return &p.OverlapScoreCredit },
+	{Flag: "overlap-score-credit", Default: 1, Max: maxWeight, Float: func(p *Params) *float64 { return &p.OverlapScoreCredit },
 		Help: "prefill blocks credited per cached prefix block (Dynamo overlap_score_credit)"},
-	{Flag: "prefill-load-scale", Default: 1, Float: func(p *Params) *float64 { return &p.PrefillLoadScale },
+	{Flag: "prefill-load-scale", Default: 1, Max: maxWeight, Float: func(p *Params) *float64 { return &p.PrefillLoadScale },
 		Help: "weight of the prefill term in the KV cost (Dynamo prefill_load_scale)"},
-	{Flag: "router-temperature", Default: 0, Float: func(p *Params) *float64 { return &p.RouterTemperature },
+	{Flag: "router-temperature", Default: 0, Max: maxWeight, Float: func(p *Params) *float64 { return &p.RouterTemperature },
 		Help: "0 = cheapest worker (uniform tie-break); > 0 = softmax sampling over range-normalised costs"},
-	{Flag: "active-decode-blocks-threshold", Default: 1, Float: func(p *Params) *float64 { return &p.ActiveDecodeBlocksThreshold },
+	{Flag: "active-decode-blocks-threshold", Default: 1, Max: maxWeight, Float: func(p *Params) *float64 { return &p.ActiveDecodeBlocksThreshold },
 		Help: "busy when active KV blocks ≥ this × KV capacity (0 = off)"},
-	{Flag: "active-prefill-tokens-threshold", Default: 0, Int: func(p *Params) *int { return &p.ActivePrefillTokensThreshold },
+	{Flag: "active-prefill-tokens-threshold", Default: 0, Max: maxTokens, Int: func(p *Params) *int { return &p.ActivePrefillTokensThreshold },
 		Help: "busy when router-tracked prefill tokens exceed this (0 = off)"},
-	{Flag: "active-prefill-tokens-threshold-frac", Default: 0, Float: func(p *Params) *float64 { return &p.ActivePrefillTokensThresholdFrac },
+	{Flag: "active-prefill-tokens-threshold-frac", Default: 0, Max: maxWeight, Float: func(p *Params) *float64 { return &p.ActivePrefillTokensThresholdFrac },
 		Help: "busy when prefill tokens exceed this × max-num-batched-tokens (0 = off)"},
 	{Flag: "busy-signal", DefaultString: "router", Choices: []string{"router", "engine"}, String: func(p *Params) *string { return &p.BusySignal },
 		Help: "active blocks for the busy check: router (own bookkeeping) or engine (published KV usage, see --metrics-lag)"},
-	{Flag: "router-queue-threshold", Default: 16, Float: func(p *Params) *float64 { return &p.RouterQueueThreshold },
+	{Flag: "router-queue-threshold", Default: 16, Max: maxWeight, Float: func(p *Params) *float64 { return &p.RouterQueueThreshold },
 		Help: "park requests while every worker has more than this × max-num-batched-tokens prefill tokens"},
-	{Flag: "max-queued-isl-tokens", Default: 0, Int: func(p *Params) *int { return &p.MaxQueuedISLTokens },
+	{Flag: "max-queued-isl-tokens", Default: 0, Max: maxTokens, Int: func(p *Params) *int { return &p.MaxQueuedISLTokens },
 		Help: "reject instead of parking once this many input tokens are queued (0 = unbounded)"},
 
 	{Flag: "cache-threshold", Default: 0.3, Max: 1, Float: func(p *Params) *float64 { return &p.CacheThreshold },
 		Help: "SGLang: route to the best prefix match when its match rate exceeds this, else to the smallest tree"},
-	{Flag: "balance-abs-threshold", Default: 64, Int: func(p *Params) *int { return &p.BalanceAbsThreshold },
+	{Flag: "balance-abs-threshold", Default: 64, Max: maxRequests, Int: func(p *Params) *int { return &p.BalanceAbsThreshold },
 		Help: "SGLang: imbalanced (→ shortest queue) when max − min load exceeds this ..."},
-	{Flag: "balance-rel-threshold", Default: 1.5, Float: func(p *Params) *float64 { return &p.BalanceRelThreshold },
+	{Flag: "balance-rel-threshold", Default: 1.5, Max: maxWeight, Float: func(p *Params) *float64 { return &p.BalanceRelThreshold },
 		Help: "SGLang: ... and max load exceeds this × min load"},
-	{Flag: "eviction-interval", Default: 120, Float: func(p *Params) *float64 { return &p.EvictionInterval },
+	{Flag: "eviction-interval", Default: 120, Max: maxSeconds, Float: func(p *Params) *float64 { return &p.EvictionInterval },
 		Help: "SGLang: seconds between LRU evictions of the approximate trees (0 = never)"},
-	{Flag: "max-tree-size", Default: 1 << 26, Min: 1, Int: func(p *Params) *int { return &p.MaxTreeSize },
+	{Flag: "max-tree-size", Default: 1 << 26, Min: 1, Max: maxTokens, Int: func(p *Params) *int { return &p.MaxTreeSize },
 		Help: "SGLang: characters each worker's approximate tree keeps after an eviction (4 per token)"},
 	{Flag: "scorers", DefaultString: "prefix-cache:3,queue:2,kv-cache-utilization:2", Check: checkScorers, String: func(p *Params) *string { return &p.Scorers },
 		Help: "llm-d: weighted scorers NAME:WEIGHT,… of " + strings.Join(scorerNames, ", ")},
 	{Flag: "refresh-metrics-interval", DefaultString: "50ms", Check: checkDuration, String: func(p *Params) *string { return &p.RefreshMetricsInterval },
 		Help: "llm-d: the endpoint picker reads the workers' metrics as of its last scrape, every this often (a duration; 0 = continuously)"},
-	{Flag: "lru-capacity-per-server", Default: 31250, Min: 1, Int: func(p *Params) *int { return &p.LRUCapacityPerServer },
+	{Flag: "lru-capacity-per-server", Default: 31250, Min: 1, Max: maxTokens, Int: func(p *Params) *int { return &p.LRUCapacityPerServer },
 		Help: "llm-d prefix-cache scorer: 16-token blocks remembered per worker (LRU)"},
-	{Flag: "max-prefix-blocks-to-match", Default: 256, Min: 1, Int: func(p *Params) *int { return &p.MaxPrefixBlocksToMatch },
+	{Flag: "max-prefix-blocks-to-match", Default: 256, Min: 1, Max: maxTokens, Int: func(p *Params) *int { return &p.MaxPrefixBlocksToMatch },
 		Help: "llm-d prefix scorers: 16-token prompt blocks considered at most"},
-	{Flag: "prefix-char-length", Default: 100, Min: 1, Int: func(p *Params) *int { return &p.PrefixCharLength },
+	{Flag: "prefix-char-length", Default: 100, Min: 1, Max: maxTokens, Int: func(p *Params) *int { return &p.PrefixCharLength },
 		Help: "KubeAI PrefixHash: leading prompt characters hashed (4 per token)"},
-	{Flag: "mean-load-factor", Default: 125, Min: 100, Int: func(p *Params) *int { return &p.MeanLoadFactor },
+	{Flag: "mean-load-factor", Default: 125, Min: 100, Max: maxWeight, Int: func(p *Params) *int { return &p.MeanLoadFactor },
 		Help: "KubeAI PrefixHash: a worker may carry at most this % of the mean in-flight load"},
 	{Flag: "replication", Default: 256, Min: 1, Max: 1 << 16, Int: func(p *Params) *int { return &p.Replication },
-		Help: "KubeAI PrefixHash: points per worker on the hash ring"},
-	{Flag: "request-stats-window", Default: 60, Min: 1e-9, Float: func(p *Params) *float64 { return &p.RequestStatsWindow },
+		Help: "KubeAI PrefixHash: points per worker on the hash ring (at most " + strconv.Itoa(MaxRingPoints) + " over all workers)"},
+	{Flag: "request-stats-window", Default: 60, Min: 1e-9, Max: maxSeconds, Float: func(p *Params) *float64 { return &p.RequestStatsWindow },
 		Help: "production-stack: sliding window (s) of the QPS that routes session-less requests"},
-	{Flag: "imbalanced-threshold", Default: 10, Int: func(p *Params) *int { return &p.ImbalancedThreshold },
+	{Flag: "imbalanced-threshold", Default: 10, Max: maxRequests, Int: func(p *Params) *int { return &p.ImbalancedThreshold },
 		Help: "Ray Serve: imbalanced (→ power of two) when max − min queue length exceeds this"},
 	{Flag: "match-rate-threshold", Default: 0.1, Max: 1, Float: func(p *Params) *float64 { return &p.MatchRateThreshold },
 		Help: "Ray Serve: below this prefix match rate, route to the smallest trees"},
-	{Flag: "prefix-cache-pod-running-request-imbalance-abs-count", Default: 8, Int: func(p *Params) *int { return &p.PrefixCacheImbalanceAbsCount },
+	{Flag: "prefix-cache-pod-running-request-imbalance-abs-count", Default: 8, Max: maxRequests, Int: func(p *Params) *int { return &p.PrefixCacheImbalanceAbsCount },
 		Help: "AIBrix: imbalanced (→ least request) when max − min running requests exceeds this"},
-	{Flag: "prefix-cache-standard-deviation-factor", Default: 1, Int: func(p *Params) *int { return &p.PrefixCacheStandardDeviationFactor },
+	{Flag: "prefix-cache-standard-deviation-factor", Default: 1, Max: maxWeight, Int: func(p *Params) *int { return &p.PrefixCacheStandardDeviationFactor },
 		Help: "AIBrix: a matched worker is used only if its running requests ≤ mean + this × std dev"},
-	{Flag: "prefix-cache-block-number", Default: 200000, Min: 1, Int: func(p *Params) *int { return &p.PrefixCacheBlockNumber },
+	{Flag: "prefix-cache-block-number", Default: 200000, Min: 1, Max: maxTokens, Int: func(p *Params) *int { return &p.PrefixCacheBlockNumber },
 		Help: "AIBrix: prefix blocks the router's hash table keeps (LRU)"},
 }
 
@@ -178,17 +200,19 @@ func (p Params) Validate() error {
 	for _, d := range ParamList {
 		switch {
 		case d.Float != nil, d.Int != nil:
-			v := 0.0
+			v, text, bound := 0.0, "", func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 			if d.Float != nil {
 				v = *d.Float(&p)
+				text = bound(v)
 			} else {
-				v = float64(*d.Int(&p))
+				v, text = float64(*d.Int(&p)), strconv.Itoa(*d.Int(&p))
+				bound = func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 			}
 			switch {
 			case math.IsNaN(v) || math.IsInf(v, 0) || v < d.Min:
-				errs = append(errs, inputerr.Fieldf(d.Field(), "%g must be a finite number ≥ %g", v, d.Min))
-			case d.Max > 0 && v > d.Max:
-				errs = append(errs, inputerr.Fieldf(d.Field(), "%g must be at most %g", v, d.Max))
+				errs = append(errs, inputerr.Fieldf(d.Field(), "%s must be a finite number ≥ %s", text, bound(d.Min)))
+			case v > d.Max:
+				errs = append(errs, inputerr.Fieldf(d.Field(), "%s must be at most %s", text, bound(d.Max)))
 			}
 		case d.Check != nil:
 			if err := d.Check(*d.String(&p)); err != nil {
@@ -263,6 +287,22 @@ type Entry struct {
 	// usage and waiting queues, stale by the metrics lag.
 	EngineMetrics bool
 	New           Factory
+}
+
+// Sized is a policy whose memory grows with the number of workers times
+// a parameter: CheckWorkers says whether it can route among n workers.
+type Sized interface {
+	CheckWorkers(n int) error
+}
+
+// CheckWorkers says whether the policy, with valid parameters p, can
+// route among n workers (a PrefixHash ring must fit MaxRingPoints):
+// what a front end checks with the cluster size, before anything runs.
+func (e Entry) CheckWorkers(p Params, n int) error {
+	if s, ok := e.New(p).(Sized); ok {
+		return s.CheckWorkers(n)
+	}
+	return nil
 }
 
 // NeedsKV reports whether the policy, with parameters p, needs the

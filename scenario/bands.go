@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -31,6 +32,21 @@ func (b *Built) Posterior() (*model.Posterior, error) {
 	return model.PriorPosterior(p, priors), nil
 }
 
+// Draws returns the posterior and the k coefficient sets RunDraws
+// simulates for seed (stream "uncertainty"), every one validated as a
+// profile: what a sweep checks for each seed before it runs anything.
+func (b *Built) Draws(seed uint64, k int) (*model.Posterior, []*model.Profile, error) {
+	post, err := b.Posterior()
+	if err != nil {
+		return nil, nil, err
+	}
+	profiles, err := post.Draws(b.Profile, b.Deploy, k, sim.Stream(seed, "uncertainty"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return post, profiles, nil
+}
+
 // RunBands simulates k coefficient sets drawn from the profile's posterior
 // (stream "uncertainty" of seed), each with the same seed — common random
 // numbers, so the bands show the model's uncertainty, not the workload's —
@@ -52,34 +68,51 @@ func (b *Built) RunDraws(seed uint64, k, jobs, concurrency int, newPolicy func()
 }
 
 // RunDrawsEach is RunDraws that also hands each draw's result to each (if
-// not nil), with the draw's index, from the goroutine that ran it.
+// not nil), with the draw's index, from the goroutine that ran it. Every
+// draw is validated before any runs (model.Posterior.Draws), and the first
+// draw to fail ends the others at once: none starts after it and those
+// running are cancelled (sim.Config.Cancel).
 func (b *Built) RunDrawsEach(seed uint64, k, jobs, concurrency int, newPolicy func() (policy.Policy, error), each func(i int, res *sim.Result)) (string, float64, []sim.Summary, error) {
 	if k < 1 {
 		return "", 0, nil, errors.New("uncertainty: need ≥ 1 draw")
 	}
-	post, err := b.Posterior()
+	post, profiles, err := b.Draws(seed, k)
 	if err != nil {
 		return "", 0, nil, err
 	}
-	profiles, err := post.Draws(b.Profile, b.Deploy, k, sim.Stream(seed, "uncertainty"))
+	sums, err := b.runDraws(profiles, seed, jobs, concurrency, newPolicy, each)
 	if err != nil {
 		return "", 0, nil, err
 	}
+	return post.Method, post.ModelErrorLog, sums, nil
+}
+
+// runDraws simulates seed on every profile on up to jobs goroutines
+// (0 = GOMAXPROCS) and returns their summaries in order; the first failure
+// is the error, and it stops the rest.
+func (b *Built) runDraws(profiles []*model.Profile, seed uint64, jobs, concurrency int, newPolicy func() (policy.Policy, error), each func(i int, res *sim.Result)) ([]sim.Summary, error) {
 	if jobs < 1 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	sums := make([]sim.Summary, k)
-	var g errgroup.Group
+	sums := make([]sim.Summary, len(profiles))
+	g, ctx := errgroup.WithContext(context.Background())
 	g.SetLimit(jobs)
 	for i, p := range profiles {
+		if ctx.Err() != nil {
+			break // a draw failed: start no more
+		}
 		g.Go(func() error {
-			return crash.Guard(func() error {
+			if ctx.Err() != nil {
+				return nil // a draw failed while this one waited for a slot
+			}
+			err := crash.Guard(func() error {
 				pol, err := newPolicy()
 				if err != nil {
 					return err
 				}
 				c := *b
 				c.Config, c.Profile = b.Config.WithProfile(p), p
+				c.Config.Cancel = ctx.Done()
 				res, _, err := c.RunWith(seed, concurrency, pol)
 				if err != nil {
 					return err
@@ -90,10 +123,14 @@ func (b *Built) RunDrawsEach(seed uint64, k, jobs, concurrency int, newPolicy fu
 				}
 				return nil
 			})
+			if err != nil && !errors.Is(err, sim.ErrCancelled) {
+				return fmt.Errorf("draw %d of %d: %w", i+1, len(profiles), err)
+			}
+			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return "", 0, nil, err
+		return nil, err
 	}
-	return post.Method, post.ModelErrorLog, sums, nil
+	return sums, nil
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/routesim/routesim/model"
+	"github.com/routesim/routesim/sim"
 )
 
 func bandsSpec() Spec {
@@ -101,5 +104,30 @@ func TestBuildRefusesFasterThanHardware(t *testing.T) {
 	fast.StepBaseNs, fast.LinearScale, fast.PrefillAttnNsPerPair = 1, 1e-6, 0
 	if _, err := s.Build(&fast); err == nil || !strings.Contains(err.Error(), "peak FLOP/s") {
 		t.Errorf("a faster-than-hardware profile: %v", err)
+	}
+}
+
+// TestFailingDrawStopsTheOthers: the first draw to fail is the error, at
+// once: with one job, no draw after it starts (each is never told of one),
+// and the error names the draw.
+func TestFailingDrawStopsTheOthers(t *testing.T) {
+	s := bandsSpec()
+	b, err := s.Build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := *b.Profile // valid, but a 2,048-token prefill chunk takes 67 minutes
+	bad.PrefillNsPerToken, bad.PrefillAttnNsPerPair = model.MaxPerTokenNs, model.MaxPerPairNs
+	if err := bad.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	profiles := []*model.Profile{b.Profile, &bad, b.Profile, b.Profile, b.Profile}
+	var ran []int
+	_, err = b.runDraws(profiles, 3, 1, 0, s.NewPolicy, func(i int, _ *sim.Result) { ran = append(ran, i) })
+	if err == nil || !strings.Contains(err.Error(), "draw 2 of 5: ") || !strings.Contains(err.Error(), "longer than") {
+		t.Fatalf("error %v, want draw 2's step past the hour", err)
+	}
+	if len(ran) != 1 || ran[0] != 0 {
+		t.Errorf("draws %v ran to the end, want only draw 0 (the one before the failure)", ran)
 	}
 }

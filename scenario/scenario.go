@@ -119,11 +119,16 @@ type Built struct {
 // Validate checks everything that needs no file, reporting every problem.
 func (s *Spec) Validate() error {
 	var errs []error
-	if _, err := policy.Lookup(s.Policy); err != nil {
-		errs = append(errs, inputerr.Wrap("policy", err))
+	e, perr := policy.Lookup(s.Policy)
+	if perr != nil {
+		errs = append(errs, inputerr.Wrap("policy", perr))
 	}
 	if err := s.Policies.Validate(); err != nil {
 		errs = append(errs, err)
+	} else if perr == nil && s.N >= 1 && s.N <= sim.MaxWorkers {
+		if err := e.CheckWorkers(s.Policies, s.N); err != nil {
+			errs = append(errs, err) // e.g. a prefix-hash ring too large for n workers
+		}
 	}
 	if _, err := model.ParseQuant(s.Quant); err != nil {
 		errs = append(errs, inputerr.Wrap("quant", err))

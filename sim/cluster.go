@@ -92,10 +92,16 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
+	if sz, ok := pol.(policy.Sized); ok {
+		if err := sz.CheckWorkers(cfg.NumWorkers()); err != nil {
+			return nil, nil, err
+		}
+	}
 	if bs := cfg.Front().Worker.BlockSize; wl.BlockSize != bs {
 		return nil, nil, fmt.Errorf("sim: workload prepared for block size %d, workers use %d", wl.BlockSize, bs)
 	}
 	c := &cluster{cfg: cfg, wl: wl, pol: pol}
+	c.eng.cancel = cfg.Cancel
 	c.records = make([]Record, 0, wl.Len())
 	for i := range wl.Jobs {
 		if err := wl.Jobs[i].check(wl.BlockSize); err != nil {
@@ -289,6 +295,9 @@ func (c *cluster) startStep(w *worker) {
 		return
 	}
 	dur := c.stepDur(w, b)
+	if c.eng.Err() != nil {
+		return // the step is past the clock or the longest step: the run stops
+	}
 	w.busy = true
 	c.bookStep(w, c.eng.Now(), dur, b)
 	if c.cfg.Observer != nil {
@@ -307,17 +316,43 @@ func (c *cluster) startStep(w *worker) {
 }
 
 // stepDur is the duration of w's next step, with batch b: the profile's
-// time with the service noise of the step's index (the steps w began).
+// time with the service noise of the step's index (the steps w began). A
+// step longer than model.MaxStepNs stops the run with an error
+// (checkStep).
 func (c *cluster) stepDur(w *worker, b model.Batch) Time {
-	return durationOf(w.noisy(w.prof.StepNs(b), w.stats.Steps))
+	ns := w.noisy(w.prof.StepNs(b), w.stats.Steps)
+	c.checkStep(w, b, ns)
+	return durationOf(ns)
 }
 
+// maxStep is model.MaxStepNs on the clock: the longest step a run takes.
+const maxStep = Time(model.MaxStepNs)
+
+// checkStep stops the run if a step of w with batch b takes ns > the
+// longest step any engine takes (or is not a number): the coefficients,
+// each within its physical bound, or the batch are absurd, and a result
+// built on such a step would be fiction.
+func (c *cluster) checkStep(w *worker, b model.Batch, ns float64) {
+	if ns <= model.MaxStepNs {
+		return
+	}
+	c.eng.Stop(fmt.Errorf("sim: worker %d: a step of %d prefill tokens and %d decoding sequences (%d context tokens) takes %.4g s under profile %q, longer than the %g s no engine step takes: its coefficients are too large for this batch, or the batch is absurd",
+		w.id, b.PrefillTokens, b.DecodeSeqs, b.DecodeCtxTokens, ns/1e9, w.prof.Name, model.MaxStepNs/1e9))
+}
+
+// maxDuration is the longest duration durationOf returns: past the
+// Horizon, so the engine refuses the event, and small enough that a time
+// within the Horizon plus it stays on the clock (no int64 wrap).
+const maxDuration = Time(1) << 62
+
 // durationOf rounds a modelled step time to the clock: whole
-// nanoseconds, at least one, max(Time(math.Round(ns)), 1), small enough
-// to inline. In the range of step times the conversion truncates, and the
-// part it cut off (exact below 2⁵³) says whether to round up; from 2⁵³ on
-// a double is whole already; below half a nanosecond, and for NaN, the
-// answer is 1.
+// nanoseconds, at least one, max(Time(math.Round(ns)), 1), at most
+// maxDuration, small enough to inline. In the range of step times the
+// conversion truncates, and the part it cut off (exact below 2⁵³) says
+// whether to round up; from 2⁵³ on a double is whole already; below half
+// a nanosecond the answer is 1; from maxDuration on, and for NaN, it is
+// maxDuration (converting a double past the int64 range is undefined: it
+// must never make a zero-time or negative step).
 func durationOf(ns float64) Time {
 	switch {
 	case ns >= 0.5 && ns < 1<<53:
@@ -326,10 +361,12 @@ func durationOf(ns float64) Time {
 			t++
 		}
 		return t
-	case ns >= 1<<53:
-		return max(Time(ns), 1)
+	case ns >= 1<<53 && ns < float64(maxDuration):
+		return Time(ns)
+	case ns < 0.5:
+		return 1
 	}
-	return 1
+	return maxDuration
 }
 
 // bookStep counts a step of w running [start, start+dur) with batch b:

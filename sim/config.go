@@ -40,6 +40,10 @@ type Config struct {
 	// whose next request depends on when their previous one ended. It has
 	// per-run state, so each run needs its own.
 	FollowUp FollowUp
+	// Cancel, if set, stops the run with ErrCancelled soon after it is
+	// closed (runs in parallel whose result is no longer wanted: another
+	// failed). It never changes the result of a run that finishes.
+	Cancel <-chan struct{}
 }
 
 // Role is what a pool's workers do.

@@ -69,8 +69,8 @@ func (c *cluster) planRun(w *worker, b model.Batch, dur Time) (start, end Time) 
 	w.run = decodeRun{k: 1, done: 1, at: now, dur: dur, b: b, k0: w.stats.Steps - 1, lin: w.prof.CurveNs(n), head: w.prof.StepHeadNs(b)}
 	for s := 2; s <= k; s++ {
 		d := w.run.stepDur(w, s)
-		if end+d > Horizon {
-			break
+		if end+d > Horizon || d >= maxStep {
+			break // the worker's next step event reports it
 		}
 		start, end = end, end+d
 		w.run.k = s

@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Time is a simulated instant or duration in nanoseconds.
 type Time int64
@@ -46,7 +49,19 @@ type Engine struct {
 	q    eventQueue
 	done uint64
 	err  error // the first event refused; Run stops at it
+	// cancel, if set, is polled every cancelEvery events: once it is
+	// closed, Run stops with ErrCancelled.
+	cancel <-chan struct{}
 }
+
+// ErrCancelled is the reason a run stopped when its Config.Cancel closed.
+var ErrCancelled = errors.New("sim: run cancelled")
+
+// cancelEvery is how many events Run handles between polls of its cancel
+// channel: a poll costs about what an event does, so polling stays out of
+// the profile while a cancelled run still stops within a few thousand
+// events.
+const cancelEvery = 4096
 
 // Horizon is the latest simulated time an event may have: one year. Inputs
 // that push an event past it (an absurd rate, think time or duration) stop
@@ -98,6 +113,9 @@ func (e *Engine) Stop(err error) {
 // Run handles events until none are left, or until an event is refused.
 func (e *Engine) Run(h Handler) {
 	for len(e.q) > 0 && e.err == nil {
+		if e.cancel != nil && e.done%cancelEvery == 0 && e.cancelled() {
+			break
+		}
 		ev := e.q.pop()
 		if ev.At < e.now {
 			panic(fmt.Sprintf("sim: time went back from %d to %d ns", e.now, ev.At))
@@ -105,6 +123,18 @@ func (e *Engine) Run(h Handler) {
 		e.now = ev.At
 		e.done++
 		h.Handle(ev)
+	}
+}
+
+// cancelled says whether the cancel channel is closed, and if so makes
+// ErrCancelled the reason Run stops.
+func (e *Engine) cancelled() bool {
+	select {
+	case <-e.cancel:
+		e.Stop(ErrCancelled)
+		return true
+	default:
+		return false
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/routesim/routesim/internal/atomicfile"
@@ -199,6 +200,16 @@ func (r *Runner) builds() (map[buildKey]*scenario.Built, error) {
 					b, err := s.Build(nil)
 					if err != nil {
 						return nil, err
+					}
+					if len(r.Grid.Ns) > 0 { // the policy at the grid's largest cluster
+						if err := b.Entry.CheckWorkers(s.Policies, slices.Max(r.Grid.Ns)); err != nil {
+							return nil, err
+						}
+					}
+					for seed := 0; r.Uncertainty > 0 && seed < r.Grid.Seeds; seed++ { // every point's coefficient draws, validated
+						if _, _, err := b.Draws(r.Grid.BaseSeed+uint64(seed), r.Uncertainty); err != nil {
+							return nil, fmt.Errorf("--uncertainty: %w", err)
+						}
 					}
 					out[buildKey{rate, pol, k, arr}] = b
 				}

@@ -244,3 +244,21 @@ func TestCrossoverIdenticalSeeds(t *testing.T) {
 		t.Error("SeedsIdentical = true with coefficient draws")
 	}
 }
+
+// TestPrepareChecksEveryClusterSize: a sweep's grid varies N past the
+// base's, so Prepare checks each policy at the largest N: a prefix-hash
+// ring too large for 4,096 workers is refused before any point runs.
+func TestPrepareChecksEveryClusterSize(t *testing.T) {
+	base := scenario.Defaults()
+	base.Trace, base.First, base.N, base.Policies.Replication = "conversation", 20, 2, 1<<16
+	r := &Runner{Base: base, Grid: Grid{Ns: []int{2, 4096}, Policies: []string{"round-robin", "prefix-hash"}, Seeds: 1, RateScales: []float64{1}},
+		Dir: t.TempDir()}
+	err := r.Prepare()
+	if err == nil || !strings.Contains(err.Error(), "× 4096 workers") {
+		t.Fatalf("error %v, want the ring too large at 4,096 workers", err)
+	}
+	r = &Runner{Base: base, Grid: Grid{Ns: []int{2, 8}, Policies: []string{"prefix-hash"}, Seeds: 1, RateScales: []float64{1}}, Dir: t.TempDir()}
+	if err := r.Prepare(); err != nil {
+		t.Errorf("up to 8 workers: %v", err)
+	}
+}

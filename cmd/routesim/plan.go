@@ -184,7 +184,7 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 				return err
 			}
 			probe := &sweep.Runner{Base: spec, Grid: sweep.Grid{Ns: pf.ns[len(pf.ns)-1:], Policies: pf.policies, Seeds: pf.seeds,
-				BaseSeed: pf.baseSeed, RateScales: []float64{spec.RateScale}}, Dir: dir, Jobs: pf.jobs}
+				BaseSeed: pf.baseSeed, RateScales: []float64{spec.RateScale}}, Dir: dir, Jobs: pf.jobs, Uncertainty: pf.draws}
 			if err := probe.Prepare(); err != nil {
 				return usageError{err}
 			}

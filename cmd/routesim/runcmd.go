@@ -58,6 +58,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if *draws > 0 { // the coefficient draws, validated before anything runs
+		if _, _, err := st.Draws(f.Seed, *draws); err != nil {
+			return usageError{fmt.Errorf("--uncertainty: %w", err)}
+		}
+	}
 	var trace *decisionTrace
 	if *decisions != "" {
 		if trace, err = newDecisionTrace(*decisions); err != nil {
