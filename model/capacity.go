@@ -154,7 +154,7 @@ func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
 		if m.KVTokens < int64(blockSize) {
 			return Memory{}, fmt.Errorf("%s: %d tokens is less than one block of %d", m.Source, m.KVTokens, blockSize)
 		}
-		if m.KVTokens > 1<<40 || float64(m.KVTokens)*float64(perToken) > float64(d.GPU.MemoryBytes) {
+		if m.KVTokens > MaxKVTokens || float64(m.KVTokens)*float64(perToken) > float64(d.GPU.MemoryBytes) {
 			return Memory{}, fmt.Errorf("%s: %d tokens of KV need %.1f GiB per GPU, more than %s's %.1f GiB",
 				m.Source, m.KVTokens, float64(m.KVTokens)*float64(perToken)/GiB, d.GPU.Name, float64(d.GPU.MemoryBytes)/GiB)
 		}
@@ -165,11 +165,17 @@ func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
 			d.Model.Name, d.Quant, d.TP, d.GPU.Name, d.GPUMemoryUtilization, float64(m.KVBytes)/GiB,
 			float64(m.WeightBytes)/GiB, float64(m.ActivationBytes)/GiB, float64(m.NonTorchBytes)/GiB)
 	}
-	if m.KVTokens > 1<<40 {
+	if m.KVTokens > MaxKVTokens {
 		return Memory{}, fmt.Errorf("model: KV capacity of %d tokens is absurd", m.KVTokens)
 	}
 	return m, nil
 }
+
+// MaxKVTokens bounds a worker's KV capacity in tokens: 2^40, some 10^5
+// times what a 192 GB GPU holds of a 0.6 B-parameter model's fp8 KV. Past
+// it a derived or overridden capacity is a mistake, and block counts
+// times block sizes could overflow.
+const MaxKVTokens = 1 << 40
 
 // KVBlocks is the worker's KV capacity in blocks of blockSize tokens.
 func (d Deployment) KVBlocks(blockSize int, e Engine) (int, error) {
