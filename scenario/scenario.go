@@ -431,6 +431,9 @@ func (b *Built) Exec(cfg sim.Config, concurrency int, pol policy.Policy) (*sim.R
 	if err != nil {
 		return nil, pop, err
 	}
+	if e, ok := pop.(interface{ Err() error }); ok && e.Err() != nil {
+		return nil, pop, e.Err() // a closed loop cut short by its request bound
+	}
 	return res.After(atLeastOneTick(sim.Time(b.spec.WarmupS*1e9), b.spec.WarmupS)), pop, nil
 }
 
