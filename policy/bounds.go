@@ -1,0 +1,18 @@
+package policy
+
+// Upper bounds of parameters that are converted (seconds to nanoseconds)
+// or multiplied (blocks to tokens) before use: past them the conversion
+// would wrap. ParamList's Max fields and ParseScorers apply them.
+const (
+	// maxIntervalS bounds a parameter in seconds (an eviction interval,
+	// a stats window): a year, the simulated clock's horizon.
+	maxIntervalS = 365 * 24 * 3600
+	// maxBlocks bounds a parameter counted in prompt blocks (an LRU's or
+	// hash table's capacity, a prefix length): 2^36 blocks of 16 tokens
+	// is 2^40 tokens, more KV than any worker holds.
+	maxBlocks = 1 << 36
+	// maxScorerWeight bounds an llm-d scorer's weight: weights are
+	// relative (upstream's are 2 and 3), and the weighted sum of scores in
+	// [0, 1] must stay finite to rank workers.
+	maxScorerWeight = 1e6
+)
