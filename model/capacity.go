@@ -101,7 +101,7 @@ func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
 		return Memory{}, fmt.Errorf("model: tensor-parallel degree %d must be ≥ 1", d.TP)
 	}
 	if d.Model.KVHeads%d.TP != 0 && d.TP%d.Model.KVHeads != 0 {
-		return Memory{}, fmt.Errorf("model: TP %d does not divide %s's %d KV heads", d.TP, d.Model.Name, d.Model.KVHeads)
+		return Memory{}, inputerr.Fieldf("tp", "%d does not divide %s's %d KV heads (nor is it a multiple of them)", d.TP, d.Model.Name, d.Model.KVHeads)
 	}
 	if !(d.GPUMemoryUtilization > 0 && d.GPUMemoryUtilization <= 1) {
 		return Memory{}, fmt.Errorf("model: gpu-memory-utilization %g must be in (0, 1]", d.GPUMemoryUtilization)
@@ -161,8 +161,10 @@ func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
 		return m, nil
 	}
 	if m.KVTokens < int64(blockSize) {
-		return Memory{}, fmt.Errorf("model: %s (%s, TP %d) does not fit on %s at utilization %g: %.2f GiB left for KV (weights %.2f, activation %.2f, non-torch %.2f GiB)",
-			d.Model.Name, d.Quant, d.TP, d.GPU.Name, d.GPUMemoryUtilization, float64(m.KVBytes)/GiB,
+		// Named as vLLM does ("No available memory for the cache blocks.
+		// Try increasing `gpu_memory_utilization`").
+		return Memory{}, inputerr.Fieldf("gpu_memory_utilization", "%g leaves %.2f GiB for KV: %s (%s, TP %d) does not fit on %s (weights %.2f, activation %.2f, non-torch %.2f GiB); raise it or `tp`, or lower `max_num_batched_tokens` or `max_num_seqs`",
+			d.GPUMemoryUtilization, float64(m.KVBytes)/GiB, d.Model.Name, d.Quant, d.TP, d.GPU.Name,
 			float64(m.WeightBytes)/GiB, float64(m.ActivationBytes)/GiB, float64(m.NonTorchBytes)/GiB)
 	}
 	if m.KVTokens > MaxKVTokens {
