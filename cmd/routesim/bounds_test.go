@@ -57,6 +57,7 @@ func TestOutOfRangeFlagsNameTheFlag(t *testing.T) {
 		{"plan jobs maxint", plan("--jobs", "9223372036854775807"), "--jobs", ""},
 		{"validate jobs maxint", []string{"validate", "--jobs", "9223372036854775807"}, "--jobs", ""},
 		{"calibrate jobs maxint", mlenergy("--jobs", "9223372036854775807"), "--jobs", ""},
+		{"calibrate max-evals maxint", []string{"calibrate", "--spec", "../../validate/data/h100-llama3.1-8b-inferencesim/fit.json", "--quiet", "--max-evals", "9223372036854775807"}, "--max-evals", ""},
 		{"sweep bootstrap maxint", sweep("--policy", "round-robin,kv", "--bootstrap", "9223372036854775807"), "--bootstrap", ""},
 		// Durations past the clock: the run failed naming no flag, with
 		// the wrapped time in the message.
