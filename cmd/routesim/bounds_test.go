@@ -88,6 +88,11 @@ func TestOutOfRangeFlagsNameTheFlag(t *testing.T) {
 		{"plan setting field", plan("--setting", "max-num-seqs=-1"), "--max-num-seqs", "max_num_seqs"},
 		{"plan setting timeout", plan("--setting", "request-timeout-seconds=NaN"), "--request-timeout-seconds", "request_timeout_s"},
 		{"plan unread policy flag", plan("--cache-threshold", "0.5"), "--cache-threshold", ""},
+		{"plan unread policy setting", plan("--setting", "cache-threshold=0.2,0.4"), "--cache-threshold", ""},
+		{"plan too many searches", plan("--setting", "max-num-seqs=1,2,3,4,5,6,7,8,9,10", "--setting", "retry=0,1,2,3,4,5,6,7,8,9",
+			"--setting", "block-size=16,32,64,128", "--setting", "max-num-batched-tokens=1024,2048,4096,8192,16384,32768,65536,131072",
+			"--setting", "retry-backoff=1s,2s,3s,4s"), "--setting", ""},
+		{"sweep too many runs", sweep("--n", "1..4096", "--seeds", "10000"), "--seeds", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
