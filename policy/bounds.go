@@ -1,5 +1,7 @@
 package policy
 
+import "math"
+
 // Upper bounds of parameters that are converted (seconds to nanoseconds)
 // or multiplied (blocks to tokens) before use: past them the conversion
 // would wrap. ParamList's Max fields and ParseScorers apply them.
@@ -16,3 +18,14 @@ const (
 	// [0, 1] must stay finite to rank workers.
 	maxScorerWeight = 1e6
 )
+
+// nanos is s seconds in nanoseconds, rounded; a positive s below a
+// nanosecond is one nanosecond, never 0, which means "off" (an eviction
+// interval of 4e-10 s must not mean "never evict").
+func nanos(s float64) int64 {
+	n := int64(math.Round(s * 1e9))
+	if n == 0 && s > 0 {
+		return 1
+	}
+	return n
+}

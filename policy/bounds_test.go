@@ -40,3 +40,24 @@ func TestParamsBoundedBeforeConversion(t *testing.T) {
 		t.Errorf("parameters at their bounds: %v", err)
 	}
 }
+
+// TestSubNanosecondIntervalIsNotOff: a positive eviction interval below the
+// clock's nanosecond is one nanosecond (evict at every request), not 0
+// (never evict).
+func TestSubNanosecondIntervalIsNotOff(t *testing.T) {
+	p := DefaultParams()
+	p.Rand = testRand(1)
+	for _, tc := range []struct {
+		s    float64
+		want int64
+	}{{0, 0}, {4e-10, 1}, {1e-300, 1}, {1.6e-9, 2}, {120, 120e9}} {
+		p.EvictionInterval = tc.s
+		pol, err := New("sglang-cache-aware", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pol.(*SGLangCacheAware).EvictionInterval; got != tc.want {
+			t.Errorf("eviction-interval %g s: %d ns, want %d", tc.s, got, tc.want)
+		}
+	}
+}

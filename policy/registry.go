@@ -300,7 +300,7 @@ var registry = map[string]Entry{
 		Uses:    []string{"cache-threshold", "balance-abs-threshold", "balance-rel-threshold", "eviction-interval", "max-tree-size"},
 		New: func(p Params) Policy {
 			return &SGLangCacheAware{CacheThreshold: p.CacheThreshold, BalanceAbsThreshold: p.BalanceAbsThreshold, BalanceRelThreshold: p.BalanceRelThreshold,
-				EvictionInterval: int64(math.Round(p.EvictionInterval * 1e9)), MaxTreeSize: int64(p.MaxTreeSize)}
+				EvictionInterval: nanos(p.EvictionInterval), MaxTreeSize: int64(p.MaxTreeSize)}
 		},
 	},
 	"llm-d": {
