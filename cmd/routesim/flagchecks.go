@@ -98,6 +98,9 @@ func checkSweepRuns(axes []int, draws int) error {
 // (changed) that none of the named policies reads (run: one policy; sweep
 // and plan: the list compared).
 func policiesFlagErrors(changed func(flag string) bool, s *scenario.Spec, names []string) []error {
+	if len(names) == 0 {
+		return nil // reported elsewhere
+	}
 	var reads []string
 	for _, name := range names {
 		e, err := policy.Lookup(name)
