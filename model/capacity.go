@@ -101,7 +101,7 @@ func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
 		return Memory{}, fmt.Errorf("model: tensor-parallel degree %d must be ≥ 1", d.TP)
 	}
 	if d.Model.KVHeads%d.TP != 0 && d.TP%d.Model.KVHeads != 0 {
-		return Memory{}, fmt.Errorf("model: TP %d does not divide %s's %d KV heads", d.TP, d.Model.Name, d.Model.KVHeads)
+		return Memory{}, inputerr.Fieldf("tp", "%d does not divide %s's %d KV heads (nor is it a multiple of them)", d.TP, d.Model.Name, d.Model.KVHeads)
 	}
 	if !(d.GPUMemoryUtilization > 0 && d.GPUMemoryUtilization <= 1) {
 		return Memory{}, fmt.Errorf("model: gpu-memory-utilization %g must be in (0, 1]", d.GPUMemoryUtilization)
@@ -154,22 +154,30 @@ func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
 		if m.KVTokens < int64(blockSize) {
 			return Memory{}, fmt.Errorf("%s: %d tokens is less than one block of %d", m.Source, m.KVTokens, blockSize)
 		}
-		if m.KVTokens > 1<<40 || float64(m.KVTokens)*float64(perToken) > float64(d.GPU.MemoryBytes) {
+		if m.KVTokens > MaxKVTokens || float64(m.KVTokens)*float64(perToken) > float64(d.GPU.MemoryBytes) {
 			return Memory{}, fmt.Errorf("%s: %d tokens of KV need %.1f GiB per GPU, more than %s's %.1f GiB",
 				m.Source, m.KVTokens, float64(m.KVTokens)*float64(perToken)/GiB, d.GPU.Name, float64(d.GPU.MemoryBytes)/GiB)
 		}
 		return m, nil
 	}
 	if m.KVTokens < int64(blockSize) {
-		return Memory{}, fmt.Errorf("model: %s (%s, TP %d) does not fit on %s at utilization %g: %.2f GiB left for KV (weights %.2f, activation %.2f, non-torch %.2f GiB)",
-			d.Model.Name, d.Quant, d.TP, d.GPU.Name, d.GPUMemoryUtilization, float64(m.KVBytes)/GiB,
+		// Named as vLLM does ("No available memory for the cache blocks.
+		// Try increasing `gpu_memory_utilization`").
+		return Memory{}, inputerr.Fieldf("gpu_memory_utilization", "%g leaves %.2f GiB for KV: %s (%s, TP %d) does not fit on %s (weights %.2f, activation %.2f, non-torch %.2f GiB); raise it or `tp`, or lower `max_num_batched_tokens` or `max_num_seqs`",
+			d.GPUMemoryUtilization, float64(m.KVBytes)/GiB, d.Model.Name, d.Quant, d.TP, d.GPU.Name,
 			float64(m.WeightBytes)/GiB, float64(m.ActivationBytes)/GiB, float64(m.NonTorchBytes)/GiB)
 	}
-	if m.KVTokens > 1<<40 {
+	if m.KVTokens > MaxKVTokens {
 		return Memory{}, fmt.Errorf("model: KV capacity of %d tokens is absurd", m.KVTokens)
 	}
 	return m, nil
 }
+
+// MaxKVTokens bounds a worker's KV capacity in tokens: 2^40, some 10^5
+// times what a 192 GB GPU holds of a 0.6 B-parameter model's fp8 KV. Past
+// it a derived or overridden capacity is a mistake, and block counts
+// times block sizes could overflow.
+const MaxKVTokens = 1 << 40
 
 // KVBlocks is the worker's KV capacity in blocks of blockSize tokens.
 func (d Deployment) KVBlocks(blockSize int, e Engine) (int, error) {

@@ -1,9 +1,12 @@
 package model
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 func TestParamsAndWeightsMatchCatalogue(t *testing.T) {
@@ -139,11 +142,27 @@ func TestKVCapacityErrors(t *testing.T) {
 	}{
 		{"does not fit", Deployment{GPU: a100, Model: big, TP: 1, Quant: BF16, KVDtypeBytes: 2, GPUMemoryUtilization: 0.9}, "does not fit"},
 		{"bad util", Deployment{GPU: a100, Model: small, TP: 1, Quant: BF16, KVDtypeBytes: 2, GPUMemoryUtilization: 1.5}, "gpu-memory-utilization"},
-		{"bad tp", Deployment{GPU: a100, Model: small, TP: 3, Quant: BF16, KVDtypeBytes: 2, GPUMemoryUtilization: 0.9}, "TP 3"},
+		{"bad tp", Deployment{GPU: a100, Model: small, TP: 3, Quant: BF16, KVDtypeBytes: 2, GPUMemoryUtilization: 0.9}, "tp 3"},
 		{"bad kv dtype", Deployment{GPU: a100, Model: small, TP: 1, Quant: BF16, KVDtypeBytes: 4, GPUMemoryUtilization: 0.9}, "KV dtype"},
 	} {
 		if _, err := tc.d.KVBlocks(16, Engine{MaxNumBatchedTokens: 2048, MaxNumSeqs: 256}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// A deployment that does not fit, or a TP that does not split the KV
+	// heads, is named by the setting to change (vLLM names
+	// gpu_memory_utilization), so the CLI shows the flag.
+	for _, tc := range []struct {
+		d     Deployment
+		field string
+	}{
+		{Deployment{GPU: a100, Model: big, TP: 1, Quant: BF16, KVDtypeBytes: 2, GPUMemoryUtilization: 0.9}, "gpu_memory_utilization"},
+		{Deployment{GPU: a100, Model: small, TP: 1, Quant: BF16, KVDtypeBytes: 2, GPUMemoryUtilization: 1e-300}, "gpu_memory_utilization"},
+		{Deployment{GPU: a100, Model: small, TP: 3, Quant: BF16, KVDtypeBytes: 2, GPUMemoryUtilization: 0.9}, "tp"},
+	} {
+		var fe *inputerr.FieldError
+		if _, err := tc.d.KVBlocks(16, Engine{MaxNumBatchedTokens: 2048, MaxNumSeqs: 256}); !errors.As(err, &fe) || fe.Field != tc.field {
+			t.Errorf("%s on %s at %g: %v, want an error naming %s", tc.d.Model.Name, tc.d.GPU.Name, tc.d.GPUMemoryUtilization, err, tc.field)
 		}
 	}
 }

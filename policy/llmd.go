@@ -61,8 +61,8 @@ func ParseScorers(s string) ([]Scorer, error) {
 		w := 1.0
 		if hasWeight {
 			v, err := strconv.ParseFloat(weight, 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return nil, fmt.Errorf("scorer %q: weight %q must be a finite number ≥ 0", name, weight)
+			if err != nil || !(v >= 0 && v <= maxScorerWeight) {
+				return nil, fmt.Errorf("scorer %q: weight %q must be a number in [0, %g]", name, weight, float64(maxScorerWeight))
 			}
 			w = v
 		}

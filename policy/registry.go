@@ -169,9 +169,9 @@ var ParamList = []Param{
 		Help: "llm-d: weighted scorers NAME:WEIGHT,… of " + strings.Join(scorerNames, ", ")},
 	{Flag: "refresh-metrics-interval", DefaultString: "50ms", Check: checkDuration, String: func(p *Params) *string { return &p.RefreshMetricsInterval },
 		Help: "llm-d: the endpoint picker reads the workers' metrics as of its last scrape, every this often (a duration; 0 = continuously)"},
-	{Flag: "lru-capacity-per-server", Default: 31250, Min: 1, Max: maxTokens, Int: func(p *Params) *int { return &p.LRUCapacityPerServer },
+	{Flag: "lru-capacity-per-server", Default: 31250, Min: 1, Max: maxBlocks, Int: func(p *Params) *int { return &p.LRUCapacityPerServer },
 		Help: "llm-d prefix-cache scorer: 16-token blocks remembered per worker (LRU)"},
-	{Flag: "max-prefix-blocks-to-match", Default: 256, Min: 1, Max: maxTokens, Int: func(p *Params) *int { return &p.MaxPrefixBlocksToMatch },
+	{Flag: "max-prefix-blocks-to-match", Default: 256, Min: 1, Max: maxBlocks, Int: func(p *Params) *int { return &p.MaxPrefixBlocksToMatch },
 		Help: "llm-d prefix scorers: 16-token prompt blocks considered at most"},
 	{Flag: "prefix-char-length", Default: 100, Min: 1, Max: maxTokens, Int: func(p *Params) *int { return &p.PrefixCharLength },
 		Help: "KubeAI PrefixHash: leading prompt characters hashed (4 per token)"},
@@ -189,7 +189,7 @@ var ParamList = []Param{
 		Help: "AIBrix: imbalanced (→ least request) when max − min running requests exceeds this"},
 	{Flag: "prefix-cache-standard-deviation-factor", Default: 1, Max: maxWeight, Int: func(p *Params) *int { return &p.PrefixCacheStandardDeviationFactor },
 		Help: "AIBrix: a matched worker is used only if its running requests ≤ mean + this × std dev"},
-	{Flag: "prefix-cache-block-number", Default: 200000, Min: 1, Max: maxTokens, Int: func(p *Params) *int { return &p.PrefixCacheBlockNumber },
+	{Flag: "prefix-cache-block-number", Default: 200000, Min: 1, Max: maxBlocks, Int: func(p *Params) *int { return &p.PrefixCacheBlockNumber },
 		Help: "AIBrix: prefix blocks the router's hash table keeps (LRU)"},
 }
 
@@ -340,7 +340,7 @@ var registry = map[string]Entry{
 		Uses:    []string{"cache-threshold", "balance-abs-threshold", "balance-rel-threshold", "eviction-interval", "max-tree-size"},
 		New: func(p Params) Policy {
 			return &SGLangCacheAware{CacheThreshold: p.CacheThreshold, BalanceAbsThreshold: p.BalanceAbsThreshold, BalanceRelThreshold: p.BalanceRelThreshold,
-				EvictionInterval: int64(math.Round(p.EvictionInterval * 1e9)), MaxTreeSize: int64(p.MaxTreeSize)}
+				EvictionInterval: nanos(p.EvictionInterval), MaxTreeSize: int64(p.MaxTreeSize)}
 		},
 	},
 	"llm-d": {

@@ -50,9 +50,6 @@ func Load(path string, base Spec) (Spec, error) {
 	if err := s.Validate(); err != nil {
 		return base, atFields(path, b, err)
 	}
-	if err := s.checkEngine(); err != nil {
-		return base, atFields(path, b, err)
-	}
 	return s, nil
 }
 

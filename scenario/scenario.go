@@ -7,7 +7,6 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -170,6 +169,10 @@ func (s *Spec) Validate() error {
 	if !(s.RequestTimeoutS >= 0 && s.RequestTimeoutS <= week) {
 		errs = append(errs, inputerr.Fieldf("request_timeout_s", "%g must be in [0, %d] (0 = clients wait forever)", s.RequestTimeoutS, week))
 	}
+	if err := s.checkEngine(); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, s.checkDelays()...)
 	cat := model.DefaultCatalogue()
 	if g, err := cat.GPU(s.GPU); err != nil {
 		errs = append(errs, inputerr.Wrap("gpu", err))
@@ -192,12 +195,13 @@ func (s *Spec) checkEngine() error {
 		}
 	}
 	for _, c := range []struct {
-		field string
-		v     int
-	}{{"max_num_seqs", s.MaxNumSeqs}, {"max_num_batched_tokens", s.MaxNumBatchedTokens}, {"max_model_len", s.MaxModelLen},
-		{"num_gpu_blocks_override", s.NumGPUBlocksOverride}, {"kv_cache_tokens", s.KVCacheTokens}} {
-		if c.v < 0 {
-			errs = append(errs, inputerr.Fieldf(c.field, "%d must be ≥ 0 (0 = vLLM's default)", c.v))
+		field  string
+		v, max int
+	}{{"max_num_seqs", s.MaxNumSeqs, maxNumSeqs}, {"max_num_batched_tokens", s.MaxNumBatchedTokens, maxBatchTokens},
+		{"max_model_len", s.MaxModelLen, maxBatchTokens},
+		{"num_gpu_blocks_override", s.NumGPUBlocksOverride, model.MaxKVTokens}, {"kv_cache_tokens", s.KVCacheTokens, model.MaxKVTokens}} {
+		if c.v < 0 || c.v > c.max {
+			errs = append(errs, inputerr.Fieldf(c.field, "%d must be in [0, %d] (0 = vLLM's default)", c.v, c.max))
 		}
 	}
 	if s.TP < 1 || s.TP > 64 {
@@ -342,7 +346,7 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 		Router: sim.RouterConfig{
 			KVAware: needs.KV, EngineSignal: needs.EngineMetrics, MetricsScrapePeriod: sim.Time(needs.ScrapePeriod),
 			KVEventLag: sim.Time(s.KVEventLag), MetricsLag: sim.Time(s.MetricsLag),
-			Retries: s.Retry, RetryBackoff: sim.Time(s.RetryBackoff), Timeout: sim.Time(math.Round(s.RequestTimeoutS * 1e9)),
+			Retries: s.Retry, RetryBackoff: sim.Time(s.RetryBackoff), Timeout: clockTime(s.RequestTimeoutS),
 			OverloadCode: overloadCode(s.DynamoVersion),
 		}}
 	if err := cfg.Validate(); err != nil {
@@ -432,7 +436,10 @@ func (b *Built) Exec(cfg sim.Config, concurrency int, pol policy.Policy) (*sim.R
 	if err != nil {
 		return nil, pop, err
 	}
-	return res.After(sim.Time(b.spec.WarmupS * 1e9)), pop, nil
+	if e, ok := pop.(interface{ Err() error }); ok && e.Err() != nil {
+		return nil, pop, e.Err() // a closed loop cut short by its request bound
+	}
+	return res.After(atLeastOneTick(sim.Time(b.spec.WarmupS*1e9), b.spec.WarmupS)), pop, nil
 }
 
 // InputError wraps a problem with an input file (as opposed to a bad

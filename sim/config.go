@@ -245,6 +245,8 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 			NumGPUBlocksOverride: f.NumGPUBlocksOverride, KVCacheTokens: f.KVCacheTokens}
 		if blocks, err = dep.KVBlocks(f.BlockSize, eng); err != nil {
 			errs = append(errs, err)
+		} else if err := overrideFits(f, blocks); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
@@ -258,4 +260,23 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 		MaxModelLen:         f.MaxModelLen,
 		NoPrefixCaching:     f.NoPrefixCaching,
 	}, nil
+}
+
+// overrideFits refuses a KV capacity the user set (num_gpu_blocks_override,
+// kv_cache_tokens) that holds less than one request of max_model_len,
+// naming the override: raising gpu_memory_utilization, the remedy for a
+// derived capacity, would change nothing.
+func overrideFits(f EngineFlags, blocks int) error {
+	field, v := "num_gpu_blocks_override", f.NumGPUBlocksOverride
+	switch {
+	case f.NumGPUBlocksOverride == 0 && f.KVCacheTokens == 0:
+		return nil
+	case f.NumGPUBlocksOverride == 0:
+		field, v = "kv_cache_tokens", f.KVCacheTokens
+	}
+	if have := blocks * f.BlockSize; f.MaxModelLen > have {
+		return inputerr.Fieldf(field, "%d gives %d blocks × %d = %d tokens of KV, less than one request of `max_model_len` %d: raise it or lower `max_model_len`",
+			v, blocks, f.BlockSize, have, f.MaxModelLen)
+	}
+	return nil
 }

@@ -89,7 +89,12 @@ func (s *Synthetic) Validate() error {
 	if vol := float64(s.Requests) * (s.ISLMean + float64(s.PrefixTokens)); vol > MaxPromptVolume {
 		errs = append(errs, inputerr.Fieldf("synthetic.requests", "%d × %g prompt tokens = %.3g tokens: more than %g would not fit in memory", s.Requests, s.ISLMean+float64(s.PrefixTokens), vol, MaxPromptVolume))
 	}
-	if s.PrefixGroups < 0 || s.PrefixTokens < 0 || (s.PrefixGroups > 0) != (s.PrefixTokens > 0) {
+	switch {
+	case s.PrefixGroups < 0:
+		errs = append(errs, inputerr.Fieldf("synthetic.prefix_groups", "%d must be ≥ 0", s.PrefixGroups))
+	case s.PrefixTokens < 0:
+		errs = append(errs, inputerr.Fieldf("synthetic.prefix_tokens", "%d must be ≥ 0", s.PrefixTokens))
+	case (s.PrefixGroups > 0) != (s.PrefixTokens > 0):
 		errs = append(errs, inputerr.Fieldf("synthetic.prefix_groups", "%d and `synthetic.prefix_tokens` %d: set both or neither", s.PrefixGroups, s.PrefixTokens))
 	}
 	return errors.Join(errs...)

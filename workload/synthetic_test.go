@@ -1,12 +1,16 @@
 package workload
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 func gen(t *testing.T, s Synthetic, seed uint64) *Trace {
@@ -66,6 +70,22 @@ func TestSyntheticPrefixGroupsAndDeterminism(t *testing.T) {
 	for _, bad := range []Synthetic{{}, {Requests: 1}, {Requests: 1, RatePerS: 1, Arrival: "uniform"}, {Requests: 1, RatePerS: 1, PrefixGroups: 2}} {
 		if err := bad.Validate(); err == nil {
 			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
+// TestSyntheticNegativePrefixNamed: a negative prefix setting is refused
+// under its own field with what is wrong, not as "set both or neither".
+func TestSyntheticNegativePrefixNamed(t *testing.T) {
+	for _, tc := range []struct {
+		field          string
+		groups, tokens int
+	}{{"synthetic.prefix_groups", -1, 0}, {"synthetic.prefix_groups", -1, 100}, {"synthetic.prefix_tokens", 2, -1}, {"synthetic.prefix_groups", 2, 0}} {
+		s := Synthetic{Requests: 10, RatePerS: 1, PrefixGroups: tc.groups, PrefixTokens: tc.tokens}
+		var fe *inputerr.FieldError
+		err := s.Validate()
+		if !errors.As(err, &fe) || fe.Field != tc.field || (tc.groups < 0 || tc.tokens < 0) != strings.Contains(err.Error(), "must be ≥ 0") {
+			t.Errorf("groups %d, tokens %d: %v, want an error naming %s", tc.groups, tc.tokens, err, tc.field)
 		}
 	}
 }

@@ -49,8 +49,8 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	if *spec == "" {
 		return usageError{fmt.Errorf("calibrate: --spec (or --mlenergy) is required")}
 	}
-	if *maxEvals < 1 {
-		return usageError{fmt.Errorf("calibrate: --max-evals %d must be ≥ 1", *maxEvals)}
+	if *maxEvals < 1 || *maxEvals > maxCalibrateEvals {
+		return usageError{fmt.Errorf("calibrate: --max-evals %d must be in [1, %d]", *maxEvals, maxCalibrateEvals)}
 	}
 	s, err := calib.LoadSpec(*spec)
 	if err != nil {
@@ -71,6 +71,9 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 		if o.ModelError > 0 && !fs.Changed("model-error") {
 			*modelErr = o.ModelError
 		}
+	}
+	if *maxEvals > maxCalibrateEvals { // from the spec's options
+		return usageError{fmt.Errorf("calibrate: %s: options.max_evals %d must be at most %d", *spec, *maxEvals, maxCalibrateEvals)}
 	}
 	if *derive != "" {
 		if *source == "" {

@@ -71,8 +71,8 @@ func (f *mlenergyFlags) check(changed func(string) bool) error {
 	if f.iters < 1 || f.iters > 1000 {
 		errs = append(errs, fmt.Sprintf("--iters %d must be in [1, 1000]", f.iters))
 	}
-	if f.jobs < 1 {
-		errs = append(errs, fmt.Sprintf("--jobs %d must be ≥ 1", f.jobs))
+	if err := checkJobs(f.jobs); err != nil {
+		errs = append(errs, err.Error())
 	}
 	if len(errs) > 0 {
 		return usageError{fmt.Errorf("calibrate: %s", strings.Join(errs, "; "))}

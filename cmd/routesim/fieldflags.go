@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/routesim/routesim/internal/inputerr"
@@ -43,8 +42,7 @@ func (e flagErr) Unwrap() error { return e.err }
 
 // withFlags renders err's field names as flags, if it names any.
 func withFlags(err error) error {
-	var fe *inputerr.FieldError
-	if err == nil || !errors.As(err, &fe) {
+	if !inputerr.Mentions(err) {
 		return err
 	}
 	return flagErr{err, inputerr.Render(err, flagOf)}

@@ -126,26 +126,33 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 		errs = append(errs, err)
 	}
 	for i, x := range pf.scales {
-		switch {
-		case !(x > 0) || math.IsInf(x, 0):
-			errs = append(errs, fmt.Errorf("--traffic-scale %g must be a finite number > 0", x))
-		case slices.Contains(pf.scales[:i], x):
+		if err := checkTrafficScale(base, x); err != nil {
+			errs = append(errs, err)
+		} else if slices.Contains(pf.scales[:i], x) {
 			errs = append(errs, fmt.Errorf("--traffic-scale %g is listed twice", x))
 		}
 	}
-	if !(*gpuHour >= 0) || math.IsInf(*gpuHour, 0) {
-		errs = append(errs, fmt.Errorf("--gpu-hour-cost %g must be a finite number ≥ 0", *gpuHour))
+	if !(*gpuHour >= 0 && *gpuHour <= maxGPUHourCost) {
+		errs = append(errs, fmt.Errorf("--gpu-hour-cost %g must be in [0, %g]", *gpuHour, maxGPUHourCost))
 	}
-	if *jobs < 1 {
-		errs = append(errs, fmt.Errorf("--jobs %d must be ≥ 1", *jobs))
+	if err := checkJobs(*jobs); err != nil {
+		errs = append(errs, err)
 	}
 	if pf.shard, err = sweep.ParseShard(*shardFlag); err != nil {
 		errs = append(errs, err)
 	}
 	if pf.settings, err = parseSettings(*settingFlags); err != nil {
 		errs = append(errs, err)
+	} else if err := checkPlanSearches(len(pf.policies), pf.settings, len(pf.scales)); err != nil {
+		errs = append(errs, err)
 	}
 	errs = append(errs, workloadFlagErrors(fs, base.Workload)...)
+	// A policy flag no planned policy reads is an error, given directly
+	// or as a --setting candidate.
+	setting := func(flag string) bool {
+		return fs.Changed(flag) || slices.ContainsFunc(pf.settings, func(s planSetting) bool { return s.Flag == flag })
+	}
+	errs = append(errs, policiesFlagErrors(setting, &base, pf.policies)...)
 	base.Policy = firstPolicy // (an unknown one is reported above)
 	if base.Policy == "" {
 		base.Policy = "round-robin"
@@ -186,6 +193,9 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 			probe := &sweep.Runner{Base: spec, Grid: sweep.Grid{Ns: pf.ns[len(pf.ns)-1:], Policies: pf.policies, Seeds: pf.seeds,
 				BaseSeed: pf.baseSeed, RateScales: []float64{spec.RateScale}}, Dir: dir, Jobs: pf.jobs, Uncertainty: pf.draws}
 			if err := probe.Prepare(); err != nil {
+				if x != 1 { // the scaled rate is --traffic-scale's doing
+					err = fmt.Errorf("--traffic-scale %g: %w", x, err)
+				}
 				return usageError{err}
 			}
 			if pf.draws > 0 {
@@ -397,10 +407,10 @@ func settingCombos(base scenario.Spec, settings []planSetting) ([]settingCombo, 
 				fs.SetOutput(io.Discard)
 				registerSim(fs, &spec)
 				if err := fs.Parse([]string{"--" + s.Flag + "=" + v}); err != nil {
-					return nil, fmt.Errorf("--setting %s=%s: %v", s.Flag, v, err)
+					return nil, fmt.Errorf("--setting %s=%s: %w", s.Flag, v, err)
 				}
 				if err := spec.Validate(); err != nil {
-					return nil, fmt.Errorf("--setting %s=%s: %v", s.Flag, v, err)
+					return nil, fmt.Errorf("--setting %s=%s: %w", s.Flag, v, err)
 				}
 				vals := map[string]string{}
 				for k, x := range c.values {

@@ -149,30 +149,7 @@ func loadProfile(fs *pflag.FlagSet, s *scenario.Spec) (*model.Profile, []error) 
 // policyFlagErrors reports policy flags the user set that the chosen
 // policy does not read.
 func policyFlagErrors(fs *pflag.FlagSet, s *scenario.Spec) []error {
-	name := s.Policy
-	e, err := policy.Lookup(name)
-	if err != nil {
-		return nil
-	}
-	reads := e.Reads()
-	if s.Policies.BusySignal != "engine" && !e.EngineMetrics {
-		// The published-usage lag matters only to the engine busy signal
-		// and to policies that read scraped engine metrics.
-		reads = slices.DeleteFunc(reads, func(f string) bool { return f == "metrics-lag" })
-	}
-	var errs []error
-	check := func(flag string) {
-		if fs.Changed(flag) && !slices.Contains(reads, flag) {
-			errs = append(errs, fmt.Errorf("--%s has no effect with --policy %s", flag, name))
-		}
-	}
-	for _, d := range policy.ParamList {
-		check(d.Flag)
-	}
-	for _, flag := range policy.RouterFlags {
-		check(flag)
-	}
-	return errs
+	return policiesFlagErrors(fs.Changed, s, []string{s.Policy})
 }
 
 // workloadFlags are the flags only one workload reads: the trace filters,

@@ -150,11 +150,17 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 			errs = append(errs, fmt.Errorf("sweep either --n or --concurrency, not both (got %d and %d values)", len(ns), len(concs)))
 		}
 	}
-	if *jobs < 1 {
-		errs = append(errs, fmt.Errorf("--jobs %d must be ≥ 1", *jobs))
+	if err := checkJobs(*jobs); err != nil {
+		errs = append(errs, err)
 	}
-	if *boot < 0 {
-		errs = append(errs, fmt.Errorf("--bootstrap %d must be ≥ 0", *boot))
+	if err := checkBootstrap(*boot); err != nil {
+		errs = append(errs, err)
+	}
+	if err := checkSLOTTFT(fs, *metric, *slo); err != nil {
+		errs = append(errs, err)
+	}
+	if len(*pols) == 0 {
+		errs = append(errs, errors.New("--policy: give at least one policy"))
 	}
 	for i, r := range *rates {
 		if !(r > 0) {
@@ -191,6 +197,10 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	// --concurrency and --rate are the sweep's own load axes, checked above.
 	errs = append(errs, workloadFlagErrors(fs, base.Workload, "concurrency", "rate")...)
+	errs = append(errs, policiesFlagErrors(fs.Changed, &base, *pols)...)
+	if err := checkSweepRuns([]int{len(ns), len(*pols), *seeds, len(*rates), len(concs), len(arrivals)}, *draws); err != nil && checkSeeds(*seeds, 0) == nil {
+		errs = append(errs, err)
+	}
 	var prof *model.Profile
 	if err := base.Validate(); err != nil {
 		errs = append(errs, err)

@@ -37,8 +37,8 @@ func validateCmd(args []string, stdout, stderr io.Writer) error {
 	if *draws < 1 || *draws > 1000 {
 		return usageError{fmt.Errorf("--draws %d must be in [1, 1000]", *draws)}
 	}
-	if *jobs < 1 {
-		return usageError{fmt.Errorf("--jobs %d must be ≥ 1", *jobs)}
+	if err := checkJobs(*jobs); err != nil {
+		return usageError{err}
 	}
 	if *list {
 		all, err := validate.Cases()

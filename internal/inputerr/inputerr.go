@@ -4,6 +4,7 @@
 package inputerr
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -94,7 +95,8 @@ func mentions(msg string, name func(string) string) string {
 
 // Render is err's text with every setting named by name(field): through
 // errors.Join lists (one line each) and through wrapping whose text ends
-// with the wrapped error's; other errors keep their own text.
+// with the wrapped error's; in other errors, the settings they mention in
+// backquotes.
 func Render(err error, name func(field string) string) string {
 	switch e := err.(type) {
 	case nil:
@@ -119,7 +121,14 @@ func Render(err error, name func(field string) string) string {
 			}
 		}
 	}
-	return err.Error()
+	return mentions(err.Error(), name)
+}
+
+// Mentions says whether err names a setting Render would rename: a
+// FieldError, or a `field` mentioned in backquotes.
+func Mentions(err error) bool {
+	var fe *FieldError
+	return err != nil && (errors.As(err, &fe) || strings.Count(err.Error(), "`") >= 2)
 }
 
 // sameJoin says err's text is its parts' texts joined by newlines, as

@@ -39,3 +39,18 @@ func TestRenderNamesFields(t *testing.T) {
 		t.Errorf("rendered %q, want %q", got, want)
 	}
 }
+
+// TestRenderNamesMentionsInPlainErrors: a plain error (not a FieldError)
+// that mentions settings in backquotes, such as a trace filter's "no
+// requests left", has them renamed too, also when wrapped.
+func TestRenderNamesMentionsInPlainErrors(t *testing.T) {
+	flag := func(f string) string { return "--" + strings.ReplaceAll(f, "_", "-") }
+	err := fmt.Errorf("run: %w", errors.New("t.jsonl: no requests left after filters (`max_isl` 0, `skip` 9)"))
+	want := "run: t.jsonl: no requests left after filters (--max-isl 0, --skip 9)"
+	if got := Render(err, flag); got != want {
+		t.Errorf("rendered %q, want %q", got, want)
+	}
+	if !Mentions(err) || Mentions(errors.New("plain")) {
+		t.Errorf("Mentions: %v, %v", Mentions(err), Mentions(errors.New("plain")))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/routesim/routesim/internal/inputerr"
 	"github.com/routesim/routesim/sim"
 )
 
@@ -24,6 +25,8 @@ type Population struct {
 	nextID    uint64
 	conv      map[*sim.Job]*conversation
 	stats     Stats
+	sent      int // turns sent (requests)
+	limit     int // the most turns a run sends (MaxTurns)
 }
 
 type conversation struct {
@@ -40,7 +43,7 @@ type conversation struct {
 // New makes a population and its first turns (one conversation per user,
 // users starting at exponential think times). cfg must be valid.
 func New(cfg Config, blockSize int, seed uint64) (*Population, *sim.Workload) {
-	p := &Population{cfg: cfg, blockSize: blockSize, rng: sim.Stream(seed, "workload"), conv: map[*sim.Job]*conversation{}}
+	p := &Population{cfg: cfg, blockSize: blockSize, rng: sim.Stream(seed, "workload"), conv: map[*sim.Job]*conversation{}, limit: MaxTurns}
 	wl := &sim.Workload{Name: "sessions", BlockSize: blockSize}
 	var firsts []*conversation
 	var at []sim.Time
@@ -64,7 +67,19 @@ func New(cfg Config, blockSize int, seed uint64) (*Population, *sim.Workload) {
 		wl.Jobs[k].ID = k
 		p.conv[&wl.Jobs[k]] = firsts[i]
 	}
+	p.sent = len(wl.Jobs)
 	return p, wl
+}
+
+// Err reports a run that reached MaxTurns before its duration ended: it
+// sent no more turns, so its statistics would describe a shorter run than
+// the one asked for.
+func (p *Population) Err() error {
+	if p.sent <= p.limit {
+		return nil
+	}
+	return inputerr.Fieldf("sessions.duration_s", "%g s of %d users (`sessions.concurrency`) ask for more than %d turns, the most a run holds: lower it or the users, or raise `sessions.think_s`",
+		p.cfg.DurationS, p.cfg.Concurrency, p.limit)
 }
 
 func sortByTime(order []int, at []sim.Time) {
@@ -158,6 +173,9 @@ func (p *Population) Ended(j *sim.Job, s sim.Status, at sim.Time) *sim.Job {
 	}
 	if c == nil {
 		return nil
+	}
+	if p.sent++; p.sent > p.limit {
+		return nil // Err reports it
 	}
 	nj := p.job(c, next)
 	p.conv[&nj] = c

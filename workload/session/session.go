@@ -8,7 +8,6 @@ package session
 
 import (
 	"errors"
-	"fmt"
 	"math"
 
 	"github.com/routesim/routesim/internal/inputerr"
@@ -70,16 +69,23 @@ const MaxDurationS = 7 * 24 * 3600
 // MaxConcurrency is the most concurrent users a sessions workload may have.
 const MaxConcurrency = 100_000
 
+// MaxTurns bounds a run's requests (turns), as workload.MaxRequests bounds
+// a trace's: Validate refuses more sessions × turns, and a run stopped by
+// its duration that reaches it ends with an error (Population.Err).
+const MaxTurns = workload.MaxRequests
+
 // Validate fills defaults and reports every problem at once.
 func (c *Config) Validate() error {
 	c.defaults()
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if c.Concurrency < 1 || c.Concurrency > MaxConcurrency {
 		errs = append(errs, inputerr.Fieldf("sessions.concurrency", "%d must be in [1, %d]", c.Concurrency, MaxConcurrency))
 	}
-	if c.Sessions < 0 || c.DurationS < 0 || math.IsNaN(c.DurationS) {
-		errs = append(errs, inputerr.Fieldf("sessions.sessions", "and `sessions.duration_s` must be ≥ 0"))
+	if c.Sessions < 0 {
+		errs = append(errs, inputerr.Fieldf("sessions.sessions", "%d must be ≥ 0", c.Sessions))
+	}
+	if c.DurationS < 0 || math.IsNaN(c.DurationS) {
+		errs = append(errs, inputerr.Fieldf("sessions.duration_s", "%g must be ≥ 0", c.DurationS))
 	}
 	if c.Sessions == 0 && c.DurationS == 0 {
 		errs = append(errs, inputerr.Fieldf("sessions.sessions", "or `sessions.duration_s` must be set: sessions need a stopping rule"))
@@ -109,8 +115,18 @@ func (c *Config) Validate() error {
 	if c.TurnsMax > 1000 {
 		errs = append(errs, inputerr.Fieldf("sessions.turns_max", "%d must be ≤ 1000", c.TurnsMax))
 	}
-	if c.SystemPrompts < 1 || c.Starters < 1 || c.SystemTokens < 0 || c.StarterTokens < 0 {
-		bad("system-prompt and starter pools need ≥ 1 entry and ≥ 0 tokens")
+	for _, f := range []struct {
+		name   string
+		v, min int
+	}{{"sessions.system_prompts", c.SystemPrompts, 1}, {"sessions.starters", c.Starters, 1},
+		{"sessions.system_tokens", c.SystemTokens, 0}, {"sessions.starter_tokens", c.StarterTokens, 0}} {
+		if f.v < f.min {
+			errs = append(errs, inputerr.Fieldf(f.name, "%d must be ≥ %d", f.v, f.min))
+		}
+	}
+	if c.Sessions > 0 && float64(c.Sessions)*float64(c.TurnsMax) > MaxTurns {
+		errs = append(errs, inputerr.Fieldf("sessions.sessions", "%d conversations of up to %d turns (`sessions.turns_max`) are up to %.4g requests: more than %d, the most a run holds",
+			c.Sessions, c.TurnsMax, float64(c.Sessions)*float64(c.TurnsMax), MaxTurns))
 	}
 	return errors.Join(errs...)
 }

@@ -1,10 +1,13 @@
 package session
 
 import (
+	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/routesim/routesim/internal/inputerr"
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim"
@@ -126,5 +129,64 @@ func TestBlockHashesArePrefixStable(t *testing.T) {
 	}
 	if c[2] == a[2] || c[0] != a[0] {
 		t.Error("block identity must follow content: equal first 90 tokens, different block 2")
+	}
+}
+
+// TestConfigErrorsNameTheField: each out-of-range setting is reported under
+// its own field, never as a group ("pools need …") or under another one.
+func TestConfigErrorsNameTheField(t *testing.T) {
+	for _, tc := range []struct {
+		field string
+		set   func(c *Config)
+	}{
+		{"sessions.system_prompts", func(c *Config) { c.SystemPrompts = -1 }},
+		{"sessions.starters", func(c *Config) { c.Starters = -1 }},
+		{"sessions.system_tokens", func(c *Config) { c.SystemTokens = -1 }},
+		{"sessions.starter_tokens", func(c *Config) { c.StarterTokens = -1 }},
+		{"sessions.sessions", func(c *Config) { c.Sessions = -1 }},
+		{"sessions.duration_s", func(c *Config) { c.Sessions, c.DurationS = 5, -1 }},
+		{"sessions.duration_s", func(c *Config) { c.Sessions, c.DurationS = 5, math.NaN() }},
+		// 10^7 conversations of 1,000 turns: 10^10 requests, a runaway.
+		{"sessions.sessions", func(c *Config) { c.Sessions, c.TurnsMin, c.TurnsMax = 10_000_000, 1000, 1000 }},
+	} {
+		c := DefaultConfig()
+		c.Concurrency, c.Sessions = 2, 4
+		tc.set(&c)
+		err := c.Validate()
+		var fe *inputerr.FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field || strings.Count(err.Error(), "\n") > 0 {
+			t.Errorf("%s: %v, want one error naming it", tc.field, err)
+		}
+	}
+}
+
+// TestDurationRunStopsAtTheTurnBound: a run stopped by its duration that
+// would send more turns than a run holds stops sending at the bound and
+// reports it (Err), naming the duration; under the bound, no error.
+func TestDurationRunStopsAtTheTurnBound(t *testing.T) {
+	cfg := Config{Concurrency: 4, DurationS: 600, SystemTokens: 100, StarterTokens: 100, NewTokens: 20, OutputTokens: 5}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{30, 1 << 30} {
+		pop, wl := New(cfg, 32, 1)
+		pop.limit = limit
+		sc := sim.Config{Seed: 1, FollowUp: pop,
+			Pools: sim.Single(2, sim.WorkerConfig{MaxNumSeqs: 64, MaxNumBatchedTokens: 4096, BlockSize: 32, KVBlocks: 4000, MaxModelLen: 64000},
+				&model.Profile{Name: "t", GPU: "g", Model: "m", TP: 1, Quant: model.BF16, Kind: "roofline", StepBaseNs: 5e6, PrefillNsPerToken: 20e3, DecodeNsPerSeq: 1e4})}
+		p := policy.DefaultParams()
+		p.Rand = sim.Stream(1, "router")
+		pl, _ := policy.New("round-robin", p)
+		res, err := sim.Run(sc, wl, pl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fe *inputerr.FieldError
+		switch err := pop.Err(); {
+		case limit == 30 && (len(res.Records) != 30 || !errors.As(err, &fe) || fe.Field != "sessions.duration_s"):
+			t.Errorf("limit 30: %d requests, %v; want 30 and an error naming sessions.duration_s", len(res.Records), err)
+		case limit > 30 && (err != nil || len(res.Records) <= 30):
+			t.Errorf("no limit: %d requests, %v", len(res.Records), err)
+		}
 	}
 }
