@@ -21,7 +21,12 @@ import (
 // error names the file, the line and the field — engine-level checks too
 // (e.g. a block_size that does not divide 512).
 func Load(path string, base Spec) (Spec, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return base, err
+	}
+	b, err := inputerr.ReadAll(f, path, inputerr.MaxSmallFile)
+	f.Close()
 	if err != nil {
 		return base, err
 	}
