@@ -14,12 +14,15 @@ import (
 	"github.com/routesim/routesim/workload"
 )
 
-// Load reads a scenario file: a JSON object with Spec's fields, applied
-// over base. A UTF-8 byte-order mark is skipped; unknown fields, null
-// values and duplicate keys are errors; trace and profile paths are
-// relative to the file's folder (embedded trace names stay names). Every
-// error names the file, the line and the field — engine-level checks too
-// (e.g. a block_size that does not divide 512).
+// Load reads a scenario file (at most inputerr.MaxSmallFile bytes): a
+// JSON object with Spec's fields, applied over base. A UTF-8 byte-order
+// mark is skipped; unknown fields, null values and duplicate keys (in any
+// case: keys match fields as encoding/json matches them) are errors;
+// trace and profile paths are relative to the file's folder (embedded
+// trace names stay names). Every error names the file, the line of the
+// field it is about and the field — engine-level checks too (e.g. a
+// block_size that does not divide 512). Checks that need the whole run
+// (Build) come later: LoadSource's Source positions their errors.
 func Load(path string, base Spec) (Spec, error) {
 	s, _, err := LoadSource(path, base)
 	return s, err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding"
 	"encoding/json"
-	"io"
 	"reflect"
 	"strings"
 
@@ -49,12 +48,15 @@ func scan(path string, b []byte, top reflect.Type) (*Source, error) {
 	}
 	// The top value is the one element of a pseudo-array of its type.
 	stack := []frame{{typ: reflect.SliceOf(top)}}
+	line, seen := 1, int64(0) // the line of byte offset seen
 	for {
 		tok, err := dec.Token()
-		if err == io.EOF || err != nil {
-			return src, nil // syntax errors are reported, positioned, by the decoder
+		if err != nil {
+			return src, nil // the end, or a syntax error the decoder reports, positioned
 		}
-		line := lineOf(b, dec.InputOffset()) // where tok ends
+		off := dec.InputOffset() // where tok ends
+		line += bytes.Count(b[seen:off], []byte("\n"))
+		seen = off
 		f := &stack[len(stack)-1]
 		if k, ok := tok.(string); ok && f.object && f.key == "" {
 			name, typ, known := fieldOf(f.typ, k)
