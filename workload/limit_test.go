@@ -40,9 +40,10 @@ func wantBound(t *testing.T, what string, err error, file, bound string) {
 	}
 }
 
-// TestTraceLinesAreBounded: a gzip bomb of blank lines (50 MB from a
-// 50 KB file; a larger one would run for minutes) stops at MaxRequests
-// lines with an error naming the file, in both Read and Stream.
+// TestTraceLinesAreBounded: a gzip bomb of blank lines stops at
+// MaxRequests lines with an error naming the file, in both Read and
+// Stream (this one is 50 MB from 50 KB; unbounded, a larger one would
+// run for minutes and end as "no requests").
 func TestTraceLinesAreBounded(t *testing.T) {
 	p := writeGzip(t, t.TempDir(), "blank.jsonl.gz", "\n", MaxRequests+1)
 	_, err := Read(p, Filter{})

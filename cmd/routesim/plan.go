@@ -416,8 +416,6 @@ func settingCombos(base scenario.Spec, settings []planSetting) ([]settingCombo, 
 	return combos, nil
 }
 
-// scaleTraffic multiplies the offered traffic: the arrival rate of a trace
-// or synthetic stream, the users of a sessions workload.
 // planOwnFlags are the run flags whose fields plan sets its own way: the
 // search's axes, the --setting candidates and, with --traffic-scale, the
 // load it scales.
@@ -435,6 +433,8 @@ func planOwnFlags(fs *pflag.FlagSet) []string {
 	return own
 }
 
+// scaleTraffic multiplies the offered traffic: the arrival rate of a trace
+// or synthetic stream, the users of a sessions workload.
 func scaleTraffic(s scenario.Spec, x float64) scenario.Spec {
 	if x == 1 {
 		return s
