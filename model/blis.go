@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"strings"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // BLISFit is one entry of BLIS's blackbox coefficient table
@@ -37,7 +39,12 @@ type BLISFits struct {
 
 // ReadBLISFits reads a BLISFits file (model/data/blis/fits.json).
 func ReadBLISFits(path string) (*BLISFits, error) {
-	b, err := os.ReadFile(path)
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := inputerr.ReadAll(fh, path, inputerr.MaxSmallFile)
+	fh.Close()
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@ require that
   notebook never shows numbers the current code no longer produces (images
   are regenerated but not compared: their bytes depend on the matplotlib
   build). With --update the new outputs are kept without that comparison.
+  Printed output is compared as the reader sees it, not as the kernel
+  happened to chunk it (streams.py).
 
 The notebook is written back in place either way.
 """
@@ -30,31 +32,12 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+from streams import merge_streams, texts
+
 MAX_PNG = 90_000
 MAX_TEXT = 12_000
 MAX_ROWS = 30
 TIMEOUT_S = 600
-
-
-def texts(nb):
-    """The text a reader sees, per code cell: streams, plain text, HTML."""
-    out = []
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        parts = []
-        for o in cell.get("outputs", []):
-            if o.output_type == "stream":
-                parts.append(f"[{o.name}] {o.text}")
-            elif o.output_type in ("execute_result", "display_data"):
-                for mime in ("text/html", "text/plain"):
-                    if mime in o.data:
-                        parts.append(f"[{mime}] {o.data[mime]}")
-                        break
-            elif o.output_type == "error":
-                parts.append(f"[error] {o.ename}: {o.evalue}")
-        out.append("".join(parts))
-    return out
 
 
 def check_outputs(nb, tmp_roots):
@@ -113,6 +96,12 @@ def main():
             client.execute()
         except CellExecutionError as e:
             problems.append(f"a cell failed:\n{str(e)[-2000:]}")
+        # How the kernel chunked a cell's prints depends on timing: keep
+        # each stream as one output, so the notebook reads the same on
+        # every run (texts() merges the committed outputs alike).
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs = [nbformat.from_dict(o) for o in merge_streams(cell.outputs)]
         problems += check_outputs(nb, tmp_roots)
         after = texts(nb)
         if not problems and not args.update and before != after:

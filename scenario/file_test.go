@@ -70,15 +70,15 @@ func TestBadScenarioFilesArePositioned(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, body, want string }{
 		{"syntax", "{\n  \"n\": 4,\n  \"gpu\": \n}\n", "syntax.json:4: malformed JSON"},
-		{"unknown", "{\n  \"n\": 4,\n  \"gpus\": \"H100\"\n}\n", "unknown field \"gpus\""},
+		{"unknown", "{\n  \"n\": 4,\n  \"gpus\": \"H100\"\n}\n", "unknown.json:3: gpus: unknown field"},
 		{"type", "{\n  \"n\": \"four\"\n}\n", "type.json:2: n: string is not a valid int"},
 		{"nested type", "{\n  \"sessions\": {\n    \"concurrency\": 1.5\n  }\n}\n", "nested type.json:3: sessions.concurrency: number 1.5 is not a valid int"},
 		{"invalid", "{\"workload\": \"sessions\", \"sessions\": {\"concurrency\": 0}}", "invalid.json:1: sessions.concurrency: 0 must be in [1, 100000]"},
 		{"engine", "{\n  \"n\": 2,\n  \"block_size\": 7\n}\n", "engine.json:3: block_size: 7 must divide 512"},
 		{"memory", "{\n  \"gpu_memory_utilization\": 1.5\n}\n", "memory.json:2: gpu_memory_utilization: 1.5 must be in (0, 1]"},
-		{"null", "{\n  \"n\": null\n}\n", "null.json:2: null is not a value here"},
+		{"null", "{\n  \"n\": null\n}\n", "null.json:2: n: null is not a value here"},
 		{"duplicate", "{\n  \"n\": 2,\n  \"n\": 4\n}\n", "duplicate.json:3: n: given twice"},
-		{"nested duplicate", "{\"sessions\": {\"concurrency\": 2,\n \"concurrency\": 3}}", "nested duplicate.json:2: concurrency: given twice"},
+		{"nested duplicate", "{\"sessions\": {\"concurrency\": 2,\n \"concurrency\": 3}}", "nested duplicate.json:2: sessions.concurrency: given twice"},
 		{"two values", "{}\n{}\n", "more than one JSON value"},
 	} {
 		p := filepath.Join(dir, tc.name+".json")

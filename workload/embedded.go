@@ -54,7 +54,7 @@ func Read(nameOrPath string, f Filter) (*Trace, error) {
 }
 
 func open(nameOrPath string, sel func(Request) (bool, bool)) (*Trace, error) {
-	r, name, closeFn, err := openTrace(nameOrPath)
+	r, name, closeFn, err := openTrace(nameOrPath, MaxTraceBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +63,9 @@ func open(nameOrPath string, sel func(Request) (bool, bool)) (*Trace, error) {
 }
 
 // openTrace opens a trace by embedded name or path for reading, through a
-// gzip reader if it is compressed; name labels its errors.
-func openTrace(nameOrPath string) (r io.Reader, name string, closeFn func() error, err error) {
+// gzip reader if it is compressed; name labels its errors. Reading past
+// limit bytes (decompressed) fails with an error naming the trace.
+func openTrace(nameOrPath string, limit int64) (r io.Reader, name string, closeFn func() error, err error) {
 	var f io.ReadCloser
 	gz := strings.HasSuffix(nameOrPath, ".gz")
 	name = nameOrPath
@@ -77,14 +78,16 @@ func openTrace(nameOrPath string) (r io.Reader, name string, closeFn func() erro
 		return nil, "", nil, fmt.Errorf("trace %q: %w (embedded traces: %s)", nameOrPath, err, strings.Join(EmbeddedNames(), ", "))
 	}
 	if !gz {
-		return f, name, f.Close, nil
+		return inputerr.Reader(f, name, limit), name, f.Close, nil
 	}
 	zr, err := gzip.NewReader(f)
 	if err != nil {
 		f.Close()
 		return nil, "", nil, &inputerr.Error{File: name, Msg: "not a gzip file: " + err.Error()}
 	}
-	return zr, name, func() error {
+	// The bound counts decompressed bytes: a small gzip file can expand
+	// a thousandfold.
+	return inputerr.Reader(zr, name, limit), name, func() error {
 		zr.Close()
 		return f.Close()
 	}, nil

@@ -26,6 +26,13 @@ const (
 	maxLineBytes    = 64 << 20
 )
 
+// MaxTraceBytes bounds what routesim reads of one trace, counted after
+// decompression (a gzip bomb expands a thousandfold): 16 GiB holds
+// MaxRequests requests at the ~250 bytes a line of the shipped traces
+// takes. Past it, and past MaxRequests lines, a read fails naming the
+// trace; it never stops early as if the trace ended there.
+const MaxTraceBytes = 16 << 30
+
 // Request is one trace line.
 type Request struct {
 	Line         int     // 1-based line in the source file
@@ -135,6 +142,14 @@ func (lr *lineReader) nextSelected(sel func(Request) (keep, done bool)) (Request
 func (lr *lineReader) next() (Request, bool, error) {
 	for lr.sc.Scan() {
 		lr.line++
+		if err := lr.sc.Err(); err != nil {
+			// The read failed (the size bound, a damaged gzip stream):
+			// this last line may be cut short, so report the failure.
+			return Request{}, false, lr.readErr(err)
+		}
+		if lr.line > MaxRequests {
+			return Request{}, false, &inputerr.Error{File: lr.name, Line: lr.line, Msg: fmt.Sprintf("more than %d lines: routesim reads at most %d requests of a trace", MaxRequests, MaxRequests)}
+		}
 		b := bytes.TrimSpace(lr.sc.Bytes())
 		if len(b) == 0 {
 			continue
@@ -160,12 +175,21 @@ func (lr *lineReader) next() (Request, bool, error) {
 		return req, true, nil
 	}
 	if err := lr.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return Request{}, false, &inputerr.Error{File: lr.name, Line: lr.line + 1, Field: "", Msg: fmt.Sprintf("line longer than %d bytes", maxLineBytes)}
-		}
-		return Request{}, false, &inputerr.Error{File: lr.name, Line: lr.line, Field: "", Msg: err.Error()}
+		return Request{}, false, lr.readErr(err)
 	}
 	return Request{}, false, nil
+}
+
+// readErr names the trace in a failed read.
+func (lr *lineReader) readErr(err error) error {
+	var ie *inputerr.Error
+	switch {
+	case errors.As(err, &ie): // the size bound: it names the trace already
+		return err
+	case errors.Is(err, bufio.ErrTooLong):
+		return &inputerr.Error{File: lr.name, Line: lr.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLineBytes)}
+	}
+	return &inputerr.Error{File: lr.name, Line: lr.line, Msg: err.Error()}
 }
 
 // decodeLine decodes one trace line with goccy/go-json, about 3× faster

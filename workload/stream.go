@@ -25,7 +25,7 @@ func Stream(nameOrPath string, f Filter, blockSize int) (*sim.Workload, error) {
 	if err := sim.CheckBlockSize(blockSize); err != nil {
 		return nil, err
 	}
-	return stream(func() (io.Reader, string, func() error, error) { return openTrace(nameOrPath) }, f, blockSize)
+	return stream(func() (io.Reader, string, func() error, error) { return openTrace(nameOrPath, MaxTraceBytes) }, f, blockSize)
 }
 
 // opener opens a trace for one pass: its reader, the name its errors

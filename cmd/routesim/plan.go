@@ -64,13 +64,14 @@ func planCmd(args []string, stdout, stderr io.Writer) error {
 	return planWithContext(context.Background(), args, stdout, stderr)
 }
 
-func planWithContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func planWithContext(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := pflag.NewFlagSet("routesim plan", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	base, err := scenarioBase(args, sweepDefaults())
+	base, src, err := scenarioBase(args, sweepDefaults())
 	if err != nil {
 		return err
 	}
+	defer func() { err = located(err, fs, src, planOwnFlags(fs)...) }()
 	addRunFlags(fs, &base, "n", "policy", "seed")
 	fs.String("scenario", "", "scenario file (JSON with the base run's settings; flags override it)")
 	nFlag := fs.String("n", "1..16", "cluster sizes to search: 1..16, 2..32:2 or 2,4,8 (a larger cluster is assumed never worse)")
@@ -423,6 +424,23 @@ func settingCombos(base scenario.Spec, settings []planSetting) ([]settingCombo, 
 		combos = next
 	}
 	return combos, nil
+}
+
+// planOwnFlags are the run flags whose fields plan sets its own way: the
+// search's axes, the --setting candidates and, with --traffic-scale, the
+// load it scales.
+func planOwnFlags(fs *pflag.FlagSet) []string {
+	own := []string{"n", "policy", "seed"}
+	if fs.Changed("traffic-scale") {
+		own = append(own, "rate-scale", "concurrency")
+	}
+	if v, err := fs.GetStringArray("setting"); err == nil {
+		for _, s := range v {
+			flag, _, _ := strings.Cut(s, "=")
+			own = append(own, strings.TrimPrefix(flag, "--"))
+		}
+	}
+	return own
 }
 
 // scaleTraffic multiplies the offered traffic: the arrival rate of a trace

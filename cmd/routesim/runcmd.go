@@ -19,13 +19,14 @@ import (
 	"github.com/routesim/routesim/sim"
 )
 
-func runCmd(args []string, stdout, stderr io.Writer) error {
+func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	fs := pflag.NewFlagSet("routesim run", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f, err := scenarioBase(args, scenario.Defaults())
+	f, src, err := scenarioBase(args, scenario.Defaults())
 	if err != nil {
 		return err
 	}
+	defer func() { err = located(err, fs, src) }()
 	registerSim(fs, &f)
 	fs.String("scenario", "", "scenario file (JSON with the run's settings; flags override it), e.g. testdata/scenarios/*.json")
 	out := fs.String("out", "", "write requests.csv, summary.csv, summary.json, profile_export_aiperf.json, profile_export.jsonl, nvml.csv and manifest.json to this directory")

@@ -239,8 +239,9 @@ func (v *turnsValue) Set(s string) error {
 func (v *turnsValue) Type() string { return "range" }
 
 // scenarioBase returns base, or the --scenario file in args applied over
-// it, before the flags are parsed (flags then override the file).
-func scenarioBase(args []string, base scenario.Spec) (scenario.Spec, error) {
+// it, before the flags are parsed (flags then override the file), and
+// where the file sets each field (nil without a file): see located.
+func scenarioBase(args []string, base scenario.Spec) (scenario.Spec, *scenario.Source, error) {
 	for i, a := range args {
 		path := ""
 		switch {
@@ -251,13 +252,13 @@ func scenarioBase(args []string, base scenario.Spec) (scenario.Spec, error) {
 		default:
 			continue
 		}
-		s, err := scenario.Load(path, base)
+		s, src, err := scenario.LoadSource(path, base)
 		if err != nil {
-			return base, fmt.Errorf("--scenario: %w", err)
+			return base, nil, fmt.Errorf("--scenario: %w", err)
 		}
-		return s, nil
+		return s, src, nil
 	}
-	return base, nil
+	return base, nil, nil
 }
 
 // registerSynthetic binds the open-loop generator's flags (--workload synthetic).

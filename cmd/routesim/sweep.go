@@ -75,13 +75,15 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	return sweepWithContext(context.Background(), args, stdout, stderr)
 }
 
-func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := pflag.NewFlagSet("routesim sweep", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	base, err := scenarioBase(args, sweepDefaults())
+	base, src, err := scenarioBase(args, sweepDefaults())
 	if err != nil {
 		return err
 	}
+	// The grid's axes take their values from the sweep's own flags.
+	defer func() { err = located(err, fs, src, "n", "policy", "seed") }()
 	addRunFlags(fs, &base, "n", "policy", "rate-scale", "seed", "concurrency", "rate")
 	fs.String("scenario", "", "scenario file (JSON with the base run's settings; flags override it)")
 	nDefault := "2..16"

@@ -60,18 +60,7 @@ func Fieldf(field, format string, a ...any) *FieldError {
 	return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)}
 }
 
-func (e *FieldError) Error() string { return e.render(func(f string) string { return f }) }
-
-func (e *FieldError) render(name func(string) string) string {
-	if e.Err != nil {
-		return name(e.Field) + ": " + Render(e.Err, name)
-	}
-	msg := mentions(e.Msg, name)
-	if strings.HasPrefix(msg, ":") {
-		return name(e.Field) + msg
-	}
-	return name(e.Field) + " " + msg
-}
+func (e *FieldError) Error() string { return render(e, nil, func(f string) string { return f }) }
 
 // mentions replaces every `field` in msg by name(field).
 func mentions(msg string, name func(string) string) string {
@@ -98,30 +87,7 @@ func mentions(msg string, name func(string) string) string {
 // with the wrapped error's; in other errors, the settings they mention in
 // backquotes.
 func Render(err error, name func(field string) string) string {
-	switch e := err.(type) {
-	case nil:
-		return ""
-	case *FieldError:
-		return e.render(name)
-	case interface{ Unwrap() []error }:
-		var parts []string
-		for _, x := range e.Unwrap() {
-			parts = append(parts, Render(x, name))
-		}
-		if sameJoin(err, e.Unwrap()) {
-			return strings.Join(parts, "\n")
-		}
-		return err.Error()
-	case interface{ Unwrap() error }:
-		inner := e.Unwrap()
-		if inner != nil {
-			text, in := err.Error(), inner.Error()
-			if strings.HasSuffix(text, in) {
-				return text[:len(text)-len(in)] + Render(inner, name)
-			}
-		}
-	}
-	return mentions(err.Error(), name)
+	return render(err, nil, name)
 }
 
 // Mentions says whether err names a setting Render would rename: a

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"regexp"
@@ -72,7 +73,7 @@ func load(files []string) (*manifests, error) {
 	m := &manifests{claims: map[string]corev1.PersistentVolumeClaim{}}
 	var errs []error
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readFile(f)
 		if err != nil {
 			return nil, err
 		}
@@ -84,6 +85,29 @@ func load(files []string) (*manifests, error) {
 		}
 	}
 	return m, errors.Join(errs...)
+}
+
+// maxManifest bounds a manifest file: far more than any Kubernetes
+// manifest (the API server refuses objects over 1.5 MiB), far less than
+// memory.
+const maxManifest = 64 << 20
+
+// readFile reads a manifest whole, failing, never truncating, past
+// maxManifest bytes (os.ReadFile has no bound: /dev/zero never ends).
+func readFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(b) > maxManifest {
+		return nil, fmt.Errorf("%s: larger than %d MiB, the most validate reads of a manifest (is it the right file?)", name, maxManifest>>20)
+	}
+	return b, nil
 }
 
 var docSep = regexp.MustCompile(`(?m)^---\s*$`)

@@ -80,3 +80,15 @@ func TestBrokenManifestsFail(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadIsBounded: a manifest is read to at most maxManifest bytes,
+// with an error naming the file past it (/dev/zero never ends).
+func TestLoadIsBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero on this system")
+	}
+	_, err := load([]string{"/dev/zero"})
+	if err == nil || !strings.Contains(err.Error(), "/dev/zero") || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("load(/dev/zero) = %v, want an error naming the file and its limit", err)
+	}
+}
