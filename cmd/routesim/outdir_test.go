@@ -106,6 +106,7 @@ func TestOutputPathsNeverCollide(t *testing.T) {
 	link := filepath.Join(root, "link")
 	os.MkdirAll(filepath.Join(root, "real"), 0o755)
 	os.Symlink(filepath.Join(root, "real"), link)
+	os.MkdirAll(out, 0o755) // an existing directory: nothing may land in it
 	sweepDir := filepath.Join(root, "sweep")
 	if _, _, err := runCLI(tinySweep(sweepDir)...); err != nil {
 		t.Fatal(err)
@@ -131,8 +132,8 @@ func TestOutputPathsNeverCollide(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--trace-decisions") {
 			t.Errorf("--trace-decisions %s --out %s: %v; want an error naming --trace-decisions, %q", c.decisions, c.out, err, c.want)
 		}
-		if _, err := os.Stat(out); !os.IsNotExist(err) {
-			t.Fatalf("--trace-decisions %s: %s was written", c.decisions, out)
+		if entries, _ := os.ReadDir(out); len(entries) > 0 {
+			t.Fatalf("--trace-decisions %s: %s was written into", c.decisions, out)
 		}
 	}
 	// Side by side they are fine.
