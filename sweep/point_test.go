@@ -123,8 +123,12 @@ func TestPointFilesAreVerified(t *testing.T) {
 	// Resuming over a bad point fails naming it (the digest's message and
 	// the way out); with RecomputeBad it is rerun, with a notice.
 	os.WriteFile(path, cases[0].body, 0o644)
-	if _, err := r.Run(context.Background()); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "--recompute-bad") {
+	if _, err := r.Run(context.Background()); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "delete the file") {
 		t.Errorf("resume over an edited point: %v", err)
+	}
+	r.BadPointHint = "rerun with --recompute-bad"
+	if _, err := r.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "--recompute-bad") {
+		t.Errorf("resume over an edited point: %v, want the command's hint", err)
 	}
 	var notices []string
 	r.RecomputeBad, r.Notice = true, func(s string) { notices = append(notices, s) }

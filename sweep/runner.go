@@ -61,6 +61,10 @@ type Runner struct {
 	// Notice, if set, is told each point file RecomputeBad reruns, and
 	// why (a command prints it on stderr).
 	Notice func(string)
+	// BadPointHint ends the error for a point file that fails its checks
+	// (without RecomputeBad): what the user can do ("" = delete the file
+	// to recompute the point).
+	BadPointHint string
 	// Evaluate, if set, measures every run (the point's and each draw's)
 	// while its records are at hand, e.g. against service-level
 	// objectives; the answers are kept in the point file.
@@ -107,7 +111,11 @@ func (r *Runner) Run(ctx context.Context) ([]Result, error) {
 		}
 		if _, err := readPoint(path, p, r.Digest); err != nil {
 			if !r.RecomputeBad {
-				return nil, fmt.Errorf("%w (rerun with --recompute-bad to recompute such points)", err)
+				hint := r.BadPointHint
+				if hint == "" {
+					hint = "delete the file to recompute the point"
+				}
+				return nil, fmt.Errorf("%w (%s)", err, hint)
 			}
 			if r.Notice != nil {
 				r.Notice(fmt.Sprintf("recomputing point %s: %v", p.Key(), err))

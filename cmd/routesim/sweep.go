@@ -250,6 +250,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	defer lock.Release()
 	r.Notice = func(s string) { fmt.Fprintln(stderr, "sweep:", s) }
+	r.BadPointHint = "rerun with --recompute-bad to recompute such points"
 	results, err := r.Run(ctx)
 	if err != nil {
 		return err
