@@ -21,6 +21,9 @@ const cdfPoints = 160
 // Curves end at the completeness: rejected requests never get a first
 // token.
 func TTFTCDF(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot, error) {
+	if err := checkRequests(rs, false); err != nil {
+		return nil, err
+	}
 	f := newFigure("TTFT CDF over offered requests: "+pol+" ("+seedNote(rs, g, pol)+")", "TTFT (ms, log)", "share of offered requests", meta)
 	p := f.p
 	f.logX()
@@ -86,6 +89,9 @@ func TTFTCDF(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot
 // arriving in each tenth of the trace, per N (median over seeds, band:
 // their range): a queue that builds up rises to the right.
 func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot, error) {
+	if err := checkRequests(rs, true); err != nil {
+		return nil, err
+	}
 	f := newFigure("TTFT by arrival decile (queue build-up): "+pol+" ("+seedNote(rs, g, pol)+")", "arrival decile of the trace", "mean TTFT of completed (ms, log)", meta)
 	p := f.p
 	f.logY()
@@ -98,7 +104,11 @@ func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot
 			if len(r.ArrivalS) == 0 {
 				continue
 			}
-			span := r.ArrivalS[len(r.ArrivalS)-1] - r.ArrivalS[0]
+			first, last := r.ArrivalS[0], r.ArrivalS[0]
+			for _, a := range r.ArrivalS {
+				first, last = math.Min(first, a), math.Max(last, a)
+			}
+			span := last - first
 			var sum, cnt [10]float64
 			for j, a := range r.ArrivalS {
 				if r.TTFTMs[j] <= 0 {
@@ -106,7 +116,7 @@ func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot
 				}
 				d := 0
 				if span > 0 {
-					d = min(int(10*(a-r.ArrivalS[0])/span), 9)
+					d = max(min(int(10*(a-first)/span), 9), 0)
 				}
 				sum[d] += r.TTFTMs[j]
 				cnt[d]++
@@ -202,4 +212,32 @@ func GPUUtil(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Plot, error) {
 	}
 	f.placeLegend(entries)
 	return p, nil
+}
+
+// checkRequests refuses points whose per-request arrays the request
+// figures cannot read: a TTFT that is not finite, and with arrivals, an
+// arrival list that is not as long as the TTFTs or holds a value that is
+// not finite. (Point files are checked when read; this keeps the figures
+// from ever indexing past an array.)
+func checkRequests(rs []sweep.Result, arrivals bool) error {
+	for i := range rs {
+		r := &rs[i]
+		for j, t := range r.TTFTMs {
+			if math.IsNaN(t) || math.IsInf(t, 0) {
+				return fmt.Errorf("plots: point %s: ttft_ms[%d] is %g", r.Point.Key(), j, t)
+			}
+		}
+		if !arrivals {
+			continue
+		}
+		if len(r.ArrivalS) != len(r.TTFTMs) {
+			return fmt.Errorf("plots: point %s: %d TTFTs for %d arrivals", r.Point.Key(), len(r.TTFTMs), len(r.ArrivalS))
+		}
+		for j, a := range r.ArrivalS {
+			if math.IsNaN(a) || math.IsInf(a, 0) {
+				return fmt.Errorf("plots: point %s: arrival_s[%d] is %g", r.Point.Key(), j, a)
+			}
+		}
+	}
+	return nil
 }

@@ -11,6 +11,10 @@
 //     interrupted sweep loses nothing finished, and results are always read
 //     back from those files in grid order, so output is identical for any
 //     number of jobs or shards.
+//   - point.go: a point file is sealed (it carries the SHA-256 of its
+//     content) and checked whenever it is read back: by a resumed sweep, a
+//     merge or a replot. One that was edited or damaged, or does not hold
+//     together, is an error naming the file and the field.
 //   - crossover.go: the smallest N at which one policy stops beating another
 //     on a metric, with a bootstrap confidence interval over seeds.
 //

@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 
-	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/internal/crash"
 	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
@@ -19,7 +17,8 @@ import (
 )
 
 // Result is one finished point: its summary and, for plots, every
-// request's arrival and TTFT (-1 = not completed).
+// request's arrival and TTFT (-1 = not completed). Its file is sealed and
+// checked on every read (point.go).
 type Result struct {
 	// Key and ManifestDigest say which point of which sweep this is; a
 	// point file whose key or digest does not match is refused (or rerun
@@ -60,6 +59,13 @@ type Runner struct {
 	// (wrong key or digest, unreadable) instead of failing on them.
 	Digest       string
 	RecomputeBad bool
+	// Notice, if set, is told each point file RecomputeBad reruns, and
+	// why (a command prints it on stderr).
+	Notice func(string)
+	// BadPointHint ends the error for a point file that fails its checks
+	// (without RecomputeBad): what the user can do ("" = delete the file
+	// to recompute the point).
+	BadPointHint string
 	// Evaluate, if set, measures every run (the point's and each draw's)
 	// while its records are at hand, e.g. against service-level
 	// objectives; the answers are kept in the point file.
@@ -106,7 +112,14 @@ func (r *Runner) Run(ctx context.Context) ([]Result, error) {
 		}
 		if _, err := readPoint(path, p, r.Digest); err != nil {
 			if !r.RecomputeBad {
-				return nil, fmt.Errorf("%w (rerun with --recompute-bad to recompute such points)", err)
+				hint := r.BadPointHint
+				if hint == "" {
+					hint = "delete the file to recompute the point"
+				}
+				return nil, fmt.Errorf("%w (%s)", err, hint)
+			}
+			if r.Notice != nil {
+				r.Notice(fmt.Sprintf("recomputing point %s: %v", p.Key(), err))
 			}
 			os.Remove(path)
 			todo = append(todo, p)
@@ -312,9 +325,7 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 		}
 		out.Draws = draws
 	}
-	return atomicfile.WriteFile(filepath.Join(PointsDir(r.Dir), p.Key()+".json"), func(w io.Writer) error {
-		return json.NewEncoder(w).Encode(out)
-	})
+	return writePoint(filepath.Join(PointsDir(r.Dir), p.Key()+".json"), &out)
 }
 
 // Load reads the given points' results from dir, in the given order; each
@@ -334,26 +345,4 @@ func Load(dir string, points []Point, digest string) ([]Result, error) {
 		out = append(out, *r)
 	}
 	return out, nil
-}
-
-// readPoint reads one point file and checks that it is point p of the
-// sweep with this digest.
-func readPoint(path string, p Point, digest string) (*Result, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a point file: %v", path, err)
-	}
-	switch {
-	case r.Key != p.Key():
-		return nil, fmt.Errorf("%s: holds point %q, not %q (copied or edited?)", path, r.Key, p.Key())
-	case r.ManifestDigest != digest:
-		return nil, fmt.Errorf("%s: belongs to another sweep (manifest digest %.12s, this sweep's %.12s)", path, r.ManifestDigest, digest)
-	case r.Point != p:
-		return nil, fmt.Errorf("%s: its point %+v is not %+v", path, r.Point, p)
-	}
-	return &r, nil
 }

@@ -37,6 +37,9 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	if err := ml.check(fs.Changed); err != nil {
 		return err
 	}
+	if err := checkCalibrateDirs(*out, *derive); err != nil {
+		return err
+	}
 	if ml.file != "" {
 		if *spec != "" || *derive != "" {
 			return usageError{fmt.Errorf("calibrate: --mlenergy replaces --spec and --derive; give one")}
@@ -83,11 +86,24 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		derived := calib.Derive(obs, *source)
+		names := make([]string, len(derived))
+		for i, m := range derived {
+			names[i] = m.Run + ".json"
+		}
+		if err := checkFileNames("--derive", *derive, names); err != nil {
+			return err
+		}
+		lock, err := claimDir(*derive, "--derive", "")
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
 		d, err := atomicfile.NewDir(*derive)
 		if err != nil {
 			return err
 		}
-		for _, m := range calib.Derive(obs, *source) {
+		for _, m := range derived {
 			w, err := d.Create(m.Run + ".json")
 			if err == nil {
 				err = writeJSON(w, m)
@@ -157,6 +173,11 @@ func fitProgress(w io.Writer, maxEvals int) func(int, string) {
 // writeFit writes a calibration's outputs to dir, all or nothing:
 // profile.json, report.json and report.txt.
 func writeFit(dir string, profile, report any, text string) error {
+	lock, err := claimDir(dir, "--out", "")
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	d, err := atomicfile.NewDir(dir)
 	if err != nil {
 		return err

@@ -21,22 +21,10 @@ func jsonString(v any) (string, error) {
 	return b.String(), err
 }
 
-// writeShardManifest leaves the sweep's manifest (and, for a shard, its
-// number) in an output directory: resume and merge check it.
-func writeShardManifest(dir string, m *sweepManifest, s sweep.Shard) error {
-	files := map[string]any{"manifest.json": m}
-	if s.K > 1 {
-		files["shard.json"] = s
-	}
-	for name, v := range files {
-		if err := atomicfile.WriteFile(filepath.Join(dir, name), func(w io.Writer) error { return writeJSON(w, v) }); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // mergeCmd joins shard outputs into one sweep: routesim merge OUT DIR...
+// Every shard is read and checked before anything is written: a missing
+// or incomplete shard, a point that fails its check or a shard of another
+// sweep leaves OUT untouched.
 func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim merge", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -50,55 +38,172 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("merge: want OUT and at least one shard directory")}
 	}
 	out, dirs := fs.Arg(0), fs.Args()[1:]
-	var m *sweepManifest
-	for _, d := range dirs {
-		dm, err := readManifest(d)
-		if err != nil {
-			return err
-		}
-		if m != nil && !sameSweep(m, dm) {
-			return fmt.Errorf("merge: %s is a different sweep from %s", d, dirs[0])
-		}
-		m = dm
+	if err := checkMergeDirs(out, dirs); err != nil {
+		return err
 	}
-	lock, err := atomicfile.LockDir(out)
+	sh, err := readShards(dirs)
+	if err != nil {
+		return err
+	}
+	lock, err := claimDir(out, "merge OUT", kindSweep)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	if err := os.MkdirAll(sweep.PointsDir(out), 0o755); err != nil {
-		return fmt.Errorf("merge: %w", err)
+	if err := adoptSweepDir(out, sh.m, sweep.Shard{}, false, false); err != nil {
+		return err
 	}
-	for _, d := range dirs {
-		entries, err := os.ReadDir(sweep.PointsDir(d))
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		for _, e := range entries {
-			if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join(sweep.PointsDir(d), e.Name()))
-			if err != nil {
-				return err
-			}
-			if err := atomicfile.WriteFile(filepath.Join(sweep.PointsDir(out), e.Name()), func(w io.Writer) error {
-				_, err := w.Write(b)
-				return err
-			}); err != nil {
-				return err
-			}
-		}
+	if err := writePoints(out, sh); err != nil {
+		return err
 	}
-	results, err := sweep.Load(out, m.Grid.Points(), manifestDigest(m))
-	if err != nil {
-		return fmt.Errorf("merge: %w", err)
-	}
-	cross, comp, err := writeSweepOutputs(out, m, results)
+	cross, comp, err := writeSweepOutputs(out, sh.m, sh.results)
 	if err != nil {
 		return err
 	}
-	return printCrossovers(stdout, m, results, cross, comp, out)
+	return printCrossovers(stdout, sh.m, sh.results, cross, comp, out)
+}
+
+// checkMergeDirs refuses a shard directory given twice, and OUT among
+// them (merge writes into a new directory or a merged one).
+func checkMergeDirs(out string, dirs []string) error {
+	seen := map[string]string{canonicalPath(out): "OUT"}
+	for _, d := range dirs {
+		switch prev := seen[canonicalPath(d)]; prev {
+		case "":
+			seen[canonicalPath(d)] = d
+		case "OUT":
+			return usageError{fmt.Errorf("merge: OUT %s is also a shard directory; merge into a new directory", out)}
+		default:
+			return usageError{fmt.Errorf("merge: %s is given twice", d)}
+		}
+	}
+	return nil
+}
+
+// shardSet is every shard's points, read and checked, in grid order.
+type shardSet struct {
+	m       *sweepManifest
+	results []sweep.Result
+	files   [][]byte // each point's file, as read
+}
+
+// readShards reads every shard directory's manifest, shard record and
+// point files and checks that together they are one whole sweep.
+func readShards(dirs []string) (*shardSet, error) {
+	var m *sweepManifest
+	k := 0
+	byShard := map[int]string{}
+	for _, d := range dirs {
+		dm, err := readManifest(d)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		if m != nil && !sameSweep(m, dm) {
+			return nil, fmt.Errorf("merge: %s is a different sweep from %s (%s)", d, dirs[0], manifestDiff(m, dm))
+		}
+		m = dm
+		s, ok, err := readShard(d)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		if !ok {
+			continue
+		}
+		if k != 0 && s.K != k {
+			return nil, fmt.Errorf("merge: %s is shard %d/%d, the others of a sweep split in %d", d, s.I, s.K, k)
+		}
+		if prev, dup := byShard[s.I]; dup {
+			return nil, fmt.Errorf("merge: %s and %s are both shard %d/%d", prev, d, s.I, s.K)
+		}
+		k, byShard[s.I] = s.K, d
+	}
+	grid := m.Grid.Points()
+	index := make(map[string]int, len(grid))
+	for i, p := range grid {
+		index[p.Key()+".json"] = i
+	}
+	digest := manifestDigest(m)
+	sh := &shardSet{m: m, results: make([]sweep.Result, len(grid)), files: make([][]byte, len(grid))}
+	from := make([]string, len(grid))
+	for _, d := range dirs {
+		entries, err := os.ReadDir(sweep.PointsDir(d))
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue // a temporary (atomicfile)
+			}
+			path := filepath.Join(sweep.PointsDir(d), e.Name())
+			i, ok := index[e.Name()]
+			if !ok {
+				return nil, fmt.Errorf("merge: %s is not a point of this sweep", path)
+			}
+			r, b, err := sweep.ReadPointFile(path)
+			if err == nil {
+				err = r.Belongs(path, grid[i], digest)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("merge: %w", err)
+			}
+			if from[i] != "" && !bytes.Equal(sh.files[i], b) {
+				return nil, fmt.Errorf("merge: %s and %s hold different results for one point (written by different routesim versions?)", from[i], path)
+			}
+			sh.results[i], sh.files[i], from[i] = *r, b, path
+		}
+	}
+	return sh, missingShards(grid, from, k, byShard)
+}
+
+// missingShards says which shards lack points, if any do.
+func missingShards(grid []sweep.Point, from []string, k int, byShard map[int]string) error {
+	var missing []int
+	for i := range grid {
+		if from[i] == "" {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if k == 0 {
+		return fmt.Errorf("merge: %d of the sweep's %d points are missing (first %s): give every shard's directory", len(missing), len(grid), grid[missing[0]].Key())
+	}
+	var parts []string
+	per := map[int]int{}
+	for _, i := range missing {
+		per[i%k]++
+	}
+	for s := 0; s < k; s++ {
+		n := per[s]
+		switch {
+		case n == 0:
+		case byShard[s] == "":
+			parts = append(parts, fmt.Sprintf("shard %d/%d is not among the directories given", s, k))
+		default:
+			parts = append(parts, fmt.Sprintf("shard %d/%d (%s) lacks %d of its points: resume it with its sweep command", s, k, byShard[s], n))
+		}
+	}
+	return fmt.Errorf("merge: %d of the sweep's %d points are missing: %s", len(missing), len(grid), strings.Join(parts, "; "))
+}
+
+// writePoints publishes every point file into OUT at once.
+func writePoints(out string, sh *shardSet) error {
+	d, err := atomicfile.NewDir(sweep.PointsDir(out))
+	if err != nil {
+		return err
+	}
+	for i, b := range sh.files {
+		w, err := d.Create(sh.results[i].Key + ".json")
+		if err == nil {
+			_, err = w.Write(b)
+		}
+		if err != nil {
+			d.Abort()
+			return fmt.Errorf("merge: %w", err)
+		}
+	}
+	return d.Commit()
 }
 
 // plotCmd redraws a sweep's plots from its outputs: routesim plot DIR.
@@ -116,6 +221,11 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("plot: want one sweep directory")}
 	}
 	dir := fs.Arg(0)
+	lock, err := claimDir(dir, "plot DIR", kindSweep)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	m, err := readManifest(dir)
 	if err != nil {
 		return err

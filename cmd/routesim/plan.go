@@ -18,7 +18,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/plan"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/scenario"
@@ -223,14 +222,11 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		return printPlanDryRun(stdout, pf, labels)
 	}
-	lock, err := atomicfile.LockDir(pf.out)
+	lock, err := claimPlanDir(pf.out)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	if err := checkWritable(pf.out); err != nil {
-		return err
-	}
 	search := plan.Search
 	if pf.scan {
 		search = plan.Scan

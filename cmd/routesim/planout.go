@@ -47,6 +47,32 @@ type planOutput struct {
 	Plans      []planEntry `json:"plans"`
 }
 
+// planManifest marks a plan's directory as the plan's (dirOwner): what
+// its runs depend on is in each run directory's point files.
+type planManifest struct {
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+	Command string `json:"command"`
+}
+
+// claimPlanDir takes out for a plan: its lock, refused if out belongs to
+// another kind of command, and its manifest written before any run.
+func claimPlanDir(out string) (*atomicfile.Lock, error) {
+	lock, err := claimDir(out, "--out", kindPlan)
+	if err != nil {
+		return nil, err
+	}
+	err = checkWritable(out)
+	if err == nil {
+		err = writeSealed(filepath.Join(out, "manifest.json"), planManifest{"routesim", Version, string(kindPlan)})
+	}
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return lock, nil
+}
+
 // writePlanOutputs writes plan.json, plan.csv and the attainment plots.
 func writePlanOutputs(pf planFlags, o planOutput, base scenario.Spec) error {
 	if err := atomicfile.WriteFile(filepath.Join(pf.out, "plan.json"), func(w io.Writer) error { return writeJSON(w, o) }); err != nil {

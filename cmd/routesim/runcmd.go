@@ -47,6 +47,9 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	if err := checkDraws(*draws); err != nil {
 		return err
 	}
+	if err := checkRunOutputs(*out, *decisions); err != nil {
+		return err
+	}
 	start, err := parseStartTime(*startTime)
 	if err != nil {
 		return err
@@ -63,6 +66,13 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 		if _, _, err := st.Draws(f.Seed, *draws); err != nil {
 			return usageError{fmt.Errorf("--uncertainty: %w", err)}
 		}
+	}
+	if *out != "" {
+		lock, err := claimDir(*out, "--out", kindRun)
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
 	}
 	var trace *decisionTrace
 	if *decisions != "" {
@@ -196,6 +206,25 @@ type traceInfo struct {
 	Name     string `json:"name"`
 	Requests int    `json:"requests"`
 	SpanNs   int64  `json:"span_ns"`
+}
+
+// runFiles are the files run --out DIR writes into DIR.
+var runFiles = []string{"requests.csv", "summary.csv", "summary.json", "profile_export_aiperf.json", "profile_export.jsonl", "nvml.csv", "manifest.json"}
+
+// checkRunOutputs refuses a --trace-decisions file that would replace one
+// of --out's files (or land in another command's directory).
+func checkRunOutputs(out, decisions string) error {
+	if decisions == "" {
+		return nil
+	}
+	files := []outputFile{{"--trace-decisions " + decisions, decisions}}
+	if out != "" {
+		files = append(dirOutputs("--out", out, runFiles...), files...)
+	}
+	if err := checkOutputs(files); err != nil {
+		return err
+	}
+	return checkFileOutput("--trace-decisions", decisions, out, kindRun)
 }
 
 // runOutputs says where run writes its files and how they are stamped.

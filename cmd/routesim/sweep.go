@@ -18,7 +18,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/plots"
 	"github.com/routesim/routesim/policy"
@@ -257,27 +256,13 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	if *dry {
 		return printDryRun(stdout, grid, shard, *out)
 	}
-	lock, err := atomicfile.LockDir(*out)
+	lock, err := claimSweepDir(*out, m, shard, *force)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	if prev, err := readManifest(*out); err == nil && !sameSweep(prev, m) {
-		if !*force {
-			return usageError{fmt.Errorf("--out %s holds a different sweep (%s); use another directory, or --force to discard it", *out, manifestDiff(prev, m))}
-		}
-		if err := os.RemoveAll(sweep.PointsDir(*out)); err != nil {
-			return err
-		}
-	}
-	if err := checkWritable(*out); err != nil {
-		return err
-	}
-	// Record what this directory holds before any point lands in it, so a
-	// resumed run can never mix points of two different sweeps.
-	if err := writeShardManifest(*out, m, shard); err != nil {
-		return err
-	}
+	r.Notice = func(s string) { fmt.Fprintln(stderr, "sweep:", s) }
+	r.BadPointHint = "rerun with --recompute-bad to recompute such points"
 	results, err := r.Run(ctx)
 	if err != nil {
 		return err

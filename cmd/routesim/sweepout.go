@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -36,21 +34,6 @@ type sweepManifest struct {
 	Meta        plots.Meta `json:"meta"`
 }
 
-func readManifest(dir string) (*sweepManifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		return nil, fmt.Errorf("%s is not a sweep output directory: %w", dir, err)
-	}
-	var m sweepManifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s/manifest.json: %w", dir, err)
-	}
-	if m.Command != "sweep" {
-		return nil, fmt.Errorf("%s/manifest.json: not a sweep manifest", dir)
-	}
-	return &m, nil
-}
-
 // writeSweepOutputs writes summary.csv/.parquet, requests.parquet (with
 // per-request records), crossover.json, manifest.json and plots/ from the
 // results, each file atomically. It returns the crossover tables.
@@ -78,7 +61,7 @@ func writeSweepOutputs(dir string, m *sweepManifest, results []sweep.Result) ([]
 		{"crossover.json", func(w io.Writer) error {
 			return writeJSON(w, map[string]any{"metric": m.Metric, "crossovers": cross, "completeness": comp})
 		}},
-		{"manifest.json", func(w io.Writer) error { return writeJSON(w, m) }},
+		{"manifest.json", func(w io.Writer) error { return writeSealedJSON(w, m) }},
 	}
 	if m.PerRequest {
 		files = append(files, struct {
@@ -96,11 +79,12 @@ func writeSweepOutputs(dir string, m *sweepManifest, results []sweep.Result) ([]
 			return nil, nil, fmt.Errorf("%s/%s: %w", dir, f.name, err)
 		}
 	}
-	if err := d.Commit(); err != nil {
-		return nil, nil, err
-	}
 	figs, err := plots.All(results, m.Grid, metric, m.Meta)
 	if err != nil {
+		d.Abort()
+		return nil, nil, err
+	}
+	if err := d.Commit(); err != nil {
 		return nil, nil, err
 	}
 	return cross, comp, plots.Save(filepath.Join(dir, "plots"), figs)

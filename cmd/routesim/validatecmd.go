@@ -51,6 +51,11 @@ func validateCmd(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if *out != "" {
+		lock, err := claimDir(*out, "--out", "")
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
 		if err := checkWritable(*out); err != nil {
 			return err
 		}
