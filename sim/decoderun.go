@@ -34,10 +34,14 @@ type decodeRun struct {
 	head float64     // the profile's step time but for the context term, the same for every step
 }
 
-// stepDur is the duration of step s of w's run, with its service noise.
-func (r *decodeRun) stepDur(w *worker, s int) Time {
+// planDur is the duration of step s of w's run, with its service noise:
+// computed once, by planRun, into w.runDurs.
+func (r *decodeRun) planDur(w *worker, s int) Time {
 	return durationOf(w.noisy(w.prof.StepNsFromHead(r.head, r.ctx(s), r.lin), r.k0+s-1))
 }
+
+// stepDur is the duration of step s (1 … k) of w's run, as planned.
+func (r *decodeRun) stepDur(w *worker, s int) Time { return w.runDurs[s] }
 
 // ctx is step s's decode context tokens: step 1's with s−1 more per
 // request.
@@ -67,8 +71,10 @@ func (c *cluster) planRun(w *worker, b model.Batch, dur Time) (start, end Time) 
 		return start, end
 	}
 	w.run = decodeRun{k: 1, done: 1, at: now, dur: dur, b: b, k0: w.stats.Steps - 1, lin: w.prof.CurveNs(n), head: w.prof.StepHeadNs(b)}
+	w.runDurs = append(w.runDurs[:0], 0, dur)
 	for s := 2; s <= k; s++ {
-		d := w.run.stepDur(w, s)
+		d := w.run.planDur(w, s)
+		w.runDurs = append(w.runDurs, d)
 		if end+d > Horizon || d >= maxStep {
 			break // the worker's next step event reports it
 		}

@@ -77,6 +77,7 @@ type worker struct {
 	kicked  bool
 	endAt   Time      // when the step (or run) in flight ends
 	run     decodeRun // the decode run under way, if any
+	runDurs []Time    // its steps' durations, runDurs[s] for step s (reused)
 	stats   WorkerStats
 	noise   *stepNoise // the service noise of its steps
 }
