@@ -114,7 +114,7 @@ func TestSpecErrors(t *testing.T) {
 		{"no files", `{"name":"x","runs":[{"name":"a","arm":"a","setup":{}}]}`, "needs aiperf_summary, aiperf_records or measured"},
 		{"bad setup", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{"gpu":"B300","policy":"psychic"}}]}`, "unknown GPU"},
 		{"mixed deployments", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}},{"name":"b","arm":"b","aiperf_summary":"s","setup":{"model":"Llama-3.1-8B"}}]}`, "one profile fits one deployment"},
-		{"negative max_evals", `{"name":"x","options":{"max_evals":-1},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`, "options: max_evals"},
+		{"negative max_evals", `{"name":"x","options":{"max_evals":-1},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`, "options.max_evals: -1 must be in [1, 1000000]"},
 		{"negative prior weight", `{"name":"x","options":{"prior_weight":-2},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`, "prior_weight"},
 		{"unknown option", `{"name":"x","options":{"speed":9},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`, "unknown field"},
 	} {
