@@ -39,6 +39,10 @@ func addMLEnergyFlags(fs *pflag.FlagSet) *mlenergyFlags {
 	return f
 }
 
+// maxCalibrateJobs bounds --jobs: folds run one per goroutine, at most one
+// per row.
+const maxCalibrateJobs = 4096
+
 // check validates the ML.ENERGY flags; changed says which were given.
 func (f *mlenergyFlags) check(changed func(string) bool) error {
 	var errs []string
@@ -71,8 +75,8 @@ func (f *mlenergyFlags) check(changed func(string) bool) error {
 	if f.iters < 1 || f.iters > 1000 {
 		errs = append(errs, fmt.Sprintf("--iters %d must be in [1, 1000]", f.iters))
 	}
-	if f.jobs < 1 {
-		errs = append(errs, fmt.Sprintf("--jobs %d must be ≥ 1", f.jobs))
+	if f.jobs < 1 || f.jobs > maxCalibrateJobs {
+		errs = append(errs, fmt.Sprintf("--jobs %d must be in [1, %d]", f.jobs, maxCalibrateJobs))
 	}
 	if len(errs) > 0 {
 		return usageError{fmt.Errorf("calibrate: %s", strings.Join(errs, "; "))}
