@@ -170,6 +170,18 @@ func TestCountsAgainstSetup(t *testing.T) {
 			t.Errorf("%s: %T is not a positioned error", tc.name, err)
 		}
 	}
+	// calibrate --derive, which builds no arms, checks the same.
+	s, err := LoadSpec(writeSpec(t, [2]string{"spec.json", spec}, [2]string{"s.json", summary(count("100000", ""))}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckSetups(obs); err == nil || !strings.Contains(err.Error(), "request_count.avg: 100000 requests, but run a's setup offers 100") {
+		t.Errorf("derive: %v", err)
+	}
 }
 
 const smiRows = "2026/06/05 21:58:30.000, 0, 40 %, 100.00 W, 1 MiB\n2026/06/05 21:58:31.000, 0, 60 %, 140.00 W, 1 MiB\n"

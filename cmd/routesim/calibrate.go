@@ -91,6 +91,9 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if err := s.CheckSetups(obs); err != nil {
+			return err
+		}
 		d, err := atomicfile.NewDir(*derive)
 		if err != nil {
 			return err

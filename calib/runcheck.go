@@ -1,7 +1,10 @@
 package calib
 
 import (
+	"fmt"
 	"time"
+
+	"github.com/routesim/routesim/workload/session"
 )
 
 // tzSlack is how far apart two clocks' readings of one instant may be:
@@ -82,6 +85,25 @@ func (o *Observed) checkCounts(s *Spec, offered int) error {
 	for _, k := range latencyMetrics {
 		if c := m.Metrics[k].Count; c > offered {
 			return errf(file, 0, k+".count", "%d samples, but run %s's setup offers %d requests: the export and the setup describe different runs", c, r.Name, offered)
+		}
+	}
+	return nil
+}
+
+// CheckSetups checks every run's exports against the requests its setup
+// offers, as a fit does when it builds its arms: for calibrate --derive,
+// which builds none but publishes the statistics.
+func (s *Spec) CheckSetups(obs []Observed) error {
+	for i := range obs {
+		o := &obs[i]
+		b, err := o.Run.Setup.Build(nil)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", o.Run.Name, err)
+		}
+		if b.Work != nil && !session.HasSessions(b.Work) {
+			if err := o.checkCounts(s, len(b.Work.Jobs)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
