@@ -360,3 +360,18 @@ func (e *endless) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// TestSetupErrorsPositioned: a run setup's engine-level problems, found
+// when the setup is built, are reported at the spec's line for the field
+// too, named as the spec's field (not as a flag of run).
+func TestSetupErrorsPositioned(t *testing.T) {
+	spec := "{\"name\": \"x\",\n \"runs\": [{\"name\": \"a\", \"arm\": \"a\", \"aiperf_summary\": \"s.json\",\n  \"setup\": {\"first\": 100,\n   \"block_size\": 7}}]}"
+	err := loadErr(writeSpec(t, [2]string{"spec.json", spec}, [2]string{"s.json", goodSummary}))
+	if want := "spec.json:4: runs[0].setup.block_size: 7 must divide 512"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v, want %q", err, want)
+	}
+	var fe *inputerr.FieldError
+	if errors.As(err, &fe) {
+		t.Errorf("%v still carries a field error a front end would rename", err)
+	}
+}

@@ -356,7 +356,7 @@ func buildArms(spec *Spec, obs []Observed, base *model.Profile) ([]*arm, error) 
 			a = &arm{name: o.Run.Arm, spec: o.Run.Setup}
 			b, err := a.spec.Build(base)
 			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", o.Run.Name, err)
+				return nil, spec.setupError(o.Run, err)
 			}
 			a.built = b
 			byArm[o.Run.Arm] = a

@@ -1,7 +1,9 @@
 package calib
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/routesim/routesim/workload/session"
@@ -98,7 +100,7 @@ func (s *Spec) CheckSetups(obs []Observed) error {
 		o := &obs[i]
 		b, err := o.Run.Setup.Build(nil)
 		if err != nil {
-			return fmt.Errorf("run %s: %w", o.Run.Name, err)
+			return s.setupError(o.Run, err)
 		}
 		if b.Work != nil && !session.HasSessions(b.Work) {
 			if err := o.checkCounts(s, len(b.Work.Jobs)); err != nil {
@@ -107,4 +109,14 @@ func (s *Spec) CheckSetups(obs []Observed) error {
 		}
 	}
 	return nil
+}
+
+// setupError places a problem of run r's setup found when it is built at
+// the spec's line for the field: file:line: runs[i].setup.field: problem.
+func (s *Spec) setupError(r *Run, err error) error {
+	i := slices.IndexFunc(s.Runs, func(x Run) bool { return x.Name == r.Name })
+	if s.file == "" || i < 0 {
+		return fmt.Errorf("run %s: %w", r.Name, err)
+	}
+	return positioned(s.file, s.lines, errors.Join(under(fmt.Sprintf("runs[%d].setup.", i), err)...))
 }

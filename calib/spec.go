@@ -53,6 +53,10 @@ type Spec struct {
 	Options SpecOptions `json:"options,omitempty"`
 	Runs    []Run       `json:"runs"`
 	dir     string
+	// file and lines place problems found after reading (a setup that
+	// does not build) at the spec's line for the field.
+	file  string
+	lines map[string]int
 }
 
 // SpecOptions are the fit settings a spec may fix; zero values mean the
@@ -95,7 +99,7 @@ func parseSpec(b []byte, path string) (*Spec, error) {
 	if err := dec.Decode(&shape); err != nil {
 		return nil, decodeError(path, b, lines, "", err)
 	}
-	s := &Spec{Name: shape.Name, Base: shape.Base, Note: shape.Note, Options: shape.Options, dir: filepath.Dir(path)}
+	s := &Spec{Name: shape.Name, Base: shape.Base, Note: shape.Note, Options: shape.Options, dir: filepath.Dir(path), file: path, lines: lines}
 	for i, raw := range shape.Runs {
 		r := Run{Setup: scenario.Defaults()}
 		d := json.NewDecoder(bytes.NewReader(raw))
