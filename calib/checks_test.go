@@ -375,3 +375,19 @@ func TestSetupErrorsPositioned(t *testing.T) {
 		t.Errorf("%v still carries a field error a front end would rename", err)
 	}
 }
+
+// TestSpecDecodeErrorsPositioned: syntax, type and unknown-field errors
+// point at their line.
+func TestSpecDecodeErrorsPositioned(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"syntax", "{\"name\": \"x\",\n \"runs\": [\n  {\"name\": \"a\",,}]}", "spec.json:3: invalid character ','"},
+		{"unknown top-level field", "{\"name\": \"x\",\n \"colour\": 1, \"runs\": []}", "spec.json:2: colour: json: unknown field \"colour\""},
+		{"unknown run field", "{\"name\": \"x\", \"runs\": [\n {\"name\": \"a\",\n  \"speed\": 9}]}", "spec.json:3: runs[0].speed: json: unknown field \"speed\""},
+		{"run field type", "{\"name\": \"x\", \"runs\": [\n {\"name\": \"a\",\n  \"nvml_window_s\": \"long\"}]}", "spec.json:3: runs[0].nvml_window_s: "},
+	} {
+		_, err := LoadSpec(writeSpec(t, [2]string{"spec.json", tc.body}))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -119,26 +119,35 @@ func parseSpec(b []byte, path string) (*Spec, error) {
 	return s, nil
 }
 
-// decodeError positions a JSON decoding error: at its byte offset when it
-// has one, else at the field it names under at.
+// decodeError positions a JSON decoding error of the document (at "") or
+// of one of its parts (at "runs[2]"): at the field it names, else at its
+// byte offset in the document, else at the part.
 func decodeError(path string, b []byte, lines map[string]int, at string, err error) error {
+	join := func(f string) string {
+		switch {
+		case at == "":
+			return f
+		case f == "":
+			return at
+		}
+		return at + "." + f
+	}
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &se) && at == "":
+	case errors.As(err, &se) && at == "": // a part's offsets are not the document's
 		return inputerr.Errorf(path, lineAt(b, se.Offset), "", "%v", err)
 	case errors.As(err, &te):
-		field := te.Field
-		if at != "" {
-			field = at + "." + field
+		field := join(te.Field)
+		line := lineOf(lines, field)
+		if line == 0 && at == "" {
+			line = lineAt(b, te.Offset)
 		}
-		if at == "" {
-			return inputerr.Errorf(path, lineAt(b, te.Offset), field, "%v", err)
-		}
-		return inputerr.Errorf(path, lineOf(lines, field), field, "%v", err)
+		return inputerr.Errorf(path, line, field, "%v", err)
 	}
-	if at == "" && strings.Contains(err.Error(), "unknown field") {
-		return inputerr.Errorf(path, 0, "", "%v", err)
+	if _, name, ok := strings.Cut(err.Error(), `unknown field "`); ok {
+		field := join(strings.TrimSuffix(name, `"`))
+		return inputerr.Errorf(path, lineOf(lines, field), field, "%v", err)
 	}
 	return inputerr.Errorf(path, lineOf(lines, at), at, "%v", err)
 }
