@@ -56,6 +56,9 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	if fs.Changed("source") && *derive == "" {
 		return usageError{fmt.Errorf("calibrate: --source needs --derive (it is the citation written into derived files)")}
 	}
+	if given := changedOf(fs.Changed, fitFlags); *derive != "" && len(given) > 0 {
+		return usageError{fmt.Errorf("calibrate: %s: settings of a fit; --derive fits nothing", strings.Join(given, ", "))}
+	}
 	var fitFlag []string
 	if fs.Changed("fit") {
 		fitFlag = *params
@@ -142,19 +145,26 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// specFlags are calibrate's settings of a spec fit, which an ML.ENERGY
-// fit does not use.
-var specFlags = []string{"max-evals", "fit", "prior-weight", "model-error", "no-posterior", "source"}
+// fitFlags are calibrate's settings of a spec fit, which neither an
+// ML.ENERGY fit nor --derive uses.
+var fitFlags = []string{"max-evals", "fit", "prior-weight", "model-error", "no-posterior"}
 
-// specOnly refuses spec-fit settings given to an ML.ENERGY fit; changed
-// says which flags were given.
-func specOnly(changed func(string) bool) error {
+// changedOf lists, as flags, the names of flags that changed says were
+// given.
+func changedOf(changed func(string) bool, names []string) []string {
 	var given []string
-	for _, f := range specFlags {
+	for _, f := range names {
 		if changed(f) {
 			given = append(given, "--"+f)
 		}
 	}
+	return given
+}
+
+// specOnly refuses spec-fit settings (and --source) given to an ML.ENERGY
+// fit; changed says which flags were given.
+func specOnly(changed func(string) bool) error {
+	given := changedOf(changed, append(fitFlags[:len(fitFlags):len(fitFlags)], "source"))
 	if len(given) == 0 {
 		return nil
 	}

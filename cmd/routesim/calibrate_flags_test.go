@@ -36,6 +36,8 @@ func TestCalibrateFlagsRangeChecked(t *testing.T) {
 		{"spec prior weight huge", with(spec, "--prior-weight", "1e300"), "--prior-weight 1e+300 must be in [0, 1000]"},
 		{"spec max evals huge", with(spec, "--max-evals", "9223372036854775807"), "--max-evals 9223372036854775807 must be in [1, 1000000]"},
 		{"source without derive", with(spec, "--source", "a paper"), "--source needs --derive"},
+		{"derive with fit settings", with(spec, "--derive", filepath.Join(dir, "d"), "--source", "a paper", "--max-evals", "5", "--no-posterior"),
+			"--max-evals, --no-posterior: settings of a fit; --derive fits nothing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { calibrateFails(t, dir, tc.name, tc.args, tc.want, 2) })
 	}
