@@ -267,88 +267,16 @@ func ReadAIPerfRecords(r io.Reader, name string) ([]Record, error) {
 		if len(b) == 0 {
 			continue
 		}
-		var l recordLine
-		if err := json.Unmarshal(b, &l); err != nil {
+		rec, keep, err := parseRecord(b, name, line)
+		if err != nil {
 			if in.err != nil {
-				return nil, in.err // the line is what was read before the failure
+				return nil, in.err // the line is the part read before the failure
 			}
-			return nil, errf(name, line, "", "malformed JSON: %v", err)
+			return nil, err
 		}
-		if l.Metadata == nil || l.Metadata.RequestStartNs == nil || l.Metadata.RequestEndNs == nil {
-			return nil, errf(name, line, "metadata.request_start_ns", "missing (not an AIPerf per-request export?)")
-		}
-		if l.Metadata.Phase != nil && *l.Metadata.Phase == "warmup" {
-			continue
-		}
-		rec := Record{Line: line, StartNs: *l.Metadata.RequestStartNs, EndNs: *l.Metadata.RequestEndNs}
-		if rec.EndNs < rec.StartNs {
-			return nil, errf(name, line, "metadata.request_end_ns", "%d is before request_start_ns %d", rec.EndNs, rec.StartNs)
-		}
-		if l.Error != nil {
-			rec.Error = l.Error.Message
-			if rec.Error == "" {
-				rec.Error = l.Error.Type
-			}
+		if keep {
 			out = append(out, rec)
-			continue
 		}
-		get := func(metric string, required bool) (float64, error) {
-			m, ok := l.Metrics[metric]
-			if !ok || m.Value == nil {
-				if required {
-					return 0, errf(name, line, "metrics."+metric, "missing")
-				}
-				return 0, nil
-			}
-			q, factor := &timeQuantity, 1.0
-			if metric == "input_sequence_length" || metric == "output_sequence_length" {
-				q = &tokenQuantity
-			}
-			if m.Unit != nil {
-				if factor, ok = q.factor(*m.Unit); !ok {
-					return 0, errf(name, line, "metrics."+metric+".unit", "%s", q.refuse(*m.Unit))
-				}
-			}
-			if v := *m.Value * factor; *m.Value < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > maxMeasured {
-				return 0, errf(name, line, "metrics."+metric, "%g is not a valid value (want 0–%g %s)", *m.Value, maxMeasured/factor, q.unit)
-			}
-			return *m.Value * factor, nil
-		}
-		var err error
-		fields := []struct {
-			metric   string
-			required bool
-			dst      *float64
-		}{
-			{"time_to_first_token", true, &rec.TTFTMs}, {"request_latency", true, &rec.LatencyMs},
-			{"time_to_second_token", false, &rec.TTSTMs}, {"inter_token_latency", false, &rec.ITLMs},
-		}
-		for _, f := range fields {
-			if *f.dst, err = get(f.metric, f.required); err != nil {
-				return nil, err
-			}
-		}
-		isl, err := get("input_sequence_length", true)
-		if err != nil {
-			return nil, err
-		}
-		osl, err := get("output_sequence_length", true)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range []struct {
-			field string
-			v     float64
-		}{{"input_sequence_length", isl}, {"output_sequence_length", osl}} {
-			if c.v != math.Trunc(c.v) || c.v > maxTokens {
-				return nil, errf(name, line, "metrics."+c.field, "%g is not a token count (an integer ≤ %g)", c.v, float64(maxTokens))
-			}
-		}
-		if rec.TTFTMs > rec.LatencyMs {
-			return nil, errf(name, line, "metrics.time_to_first_token", "%g ms exceeds request_latency %g ms: impossible", rec.TTFTMs, rec.LatencyMs)
-		}
-		rec.ISL, rec.OSL = int(isl), int(osl)
-		out = append(out, rec)
 	}
 	if err := sc.Err(); err != nil {
 		if in.err != nil {
@@ -361,6 +289,81 @@ func ReadAIPerfRecords(r io.Reader, name string) ([]Record, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].StartNs < out[j].StartNs })
 	return out, nil
+}
+
+// parseRecord reads one line of a per-request export; keep is false for
+// a warm-up record.
+func parseRecord(b []byte, name string, line int) (rec Record, keep bool, err error) {
+	var l recordLine
+	if err := json.Unmarshal(b, &l); err != nil {
+		return rec, false, errf(name, line, "", "malformed JSON: %v", err)
+	}
+	if l.Metadata == nil || l.Metadata.RequestStartNs == nil || l.Metadata.RequestEndNs == nil {
+		return rec, false, errf(name, line, "metadata.request_start_ns", "missing (not an AIPerf per-request export?)")
+	}
+	if l.Metadata.Phase != nil && *l.Metadata.Phase == "warmup" {
+		return rec, false, nil
+	}
+	rec = Record{Line: line, StartNs: *l.Metadata.RequestStartNs, EndNs: *l.Metadata.RequestEndNs}
+	if rec.EndNs < rec.StartNs {
+		return rec, false, errf(name, line, "metadata.request_end_ns", "%d is before request_start_ns %d", rec.EndNs, rec.StartNs)
+	}
+	if l.Error != nil {
+		rec.Error = l.Error.Message
+		if rec.Error == "" {
+			rec.Error = l.Error.Type
+		}
+		return rec, true, nil
+	}
+	get := func(metric string, required bool) (float64, error) {
+		m, ok := l.Metrics[metric]
+		if !ok || m.Value == nil {
+			if required {
+				return 0, errf(name, line, "metrics."+metric, "missing")
+			}
+			return 0, nil
+		}
+		q, factor := &timeQuantity, 1.0
+		if metric == "input_sequence_length" || metric == "output_sequence_length" {
+			q = &tokenQuantity
+		}
+		if m.Unit != nil {
+			if factor, ok = q.factor(*m.Unit); !ok {
+				return 0, errf(name, line, "metrics."+metric+".unit", "%s", q.refuse(*m.Unit))
+			}
+		}
+		if v := *m.Value * factor; *m.Value < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > maxMeasured {
+			return 0, errf(name, line, "metrics."+metric, "%g is not a valid value (want 0–%g %s)", *m.Value, maxMeasured/factor, q.unit)
+		}
+		return *m.Value * factor, nil
+	}
+	var isl, osl float64
+	for _, f := range []struct {
+		metric   string
+		required bool
+		dst      *float64
+	}{
+		{"time_to_first_token", true, &rec.TTFTMs}, {"request_latency", true, &rec.LatencyMs},
+		{"time_to_second_token", false, &rec.TTSTMs}, {"inter_token_latency", false, &rec.ITLMs},
+		{"input_sequence_length", true, &isl}, {"output_sequence_length", true, &osl},
+	} {
+		if *f.dst, err = get(f.metric, f.required); err != nil {
+			return rec, false, err
+		}
+	}
+	for _, c := range []struct {
+		field string
+		v     float64
+	}{{"input_sequence_length", isl}, {"output_sequence_length", osl}} {
+		if c.v != math.Trunc(c.v) || c.v > maxTokens {
+			return rec, false, errf(name, line, "metrics."+c.field, "%g is not a token count (an integer ≤ %g)", c.v, float64(maxTokens))
+		}
+	}
+	if rec.TTFTMs > rec.LatencyMs {
+		return rec, false, errf(name, line, "metrics.time_to_first_token", "%g ms exceeds request_latency %g ms: impossible", rec.TTFTMs, rec.LatencyMs)
+	}
+	rec.ISL, rec.OSL = int(isl), int(osl)
+	return rec, true, nil
 }
 
 // stickyReader keeps its reader's first failure (other than io.EOF): a
