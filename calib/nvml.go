@@ -80,6 +80,10 @@ func ReadNvidiaSmiCSV(r io.Reader, name string) (*GPUObservation, error) {
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err != nil {
+		var ie *inputerr.Error
+		if errors.As(err, &ie) {
+			return nil, ie
+		}
 		return nil, errf(name, 1, "", "no header: %v", err)
 	}
 	col := map[string]int{}
