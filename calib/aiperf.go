@@ -4,13 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"sort"
+	"time"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // Metric is one statistic block of an AIPerf summary export.
 type Metric struct {
+	// Unit is the unit of Stats: for the metrics routesim reads, the one
+	// it compares in (ms, requests/sec, requests), whatever the file used.
 	Unit  string
 	Count int
 	Stats map[string]float64 // avg, min, max, std, p1 … p99, as present
@@ -19,6 +25,9 @@ type Metric struct {
 // AIPerfSummary is AIPerf's profile_export_aiperf.json: metrics by name.
 type AIPerfSummary struct {
 	Metrics map[string]Metric
+	// Start and End are the run's start_time and end_time (AIPerf writes
+	// them without a zone; they are read as UTC); zero when absent.
+	Start, End time.Time
 }
 
 // Stat returns metric.stat ("time_to_first_token", "p50").
@@ -34,21 +43,23 @@ func (s *AIPerfSummary) Stat(metric, stat string) (float64, bool) {
 // requiredSummary are the metrics a calibration needs from a summary.
 var requiredSummary = []string{"time_to_first_token", "inter_token_latency", "request_throughput", "request_latency"}
 
-// ReadAIPerfSummary parses a summary export. It requires the latency and
-// throughput metrics a fit uses, and finite numbers everywhere.
+// ReadAIPerfSummary parses a summary export (at most
+// inputerr.MaxDataFile bytes). It requires the latency and throughput
+// metrics a fit uses and finite numbers everywhere; it converts the units
+// of the metrics routesim reads (summaryQuantities) and refuses units it
+// does not know, and counts that are not whole or exceed their whole.
 func ReadAIPerfSummary(r io.Reader, name string) (*AIPerfSummary, error) {
 	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(inputerr.Reader(r, name, inputerr.MaxDataFile))
 	if err := dec.Decode(&raw); err != nil {
+		var ie *inputerr.Error
+		if errors.As(err, &ie) {
+			return nil, ie
+		}
 		return nil, errf(name, 0, "", "not a JSON object: %v", err)
 	}
 	s := &AIPerfSummary{Metrics: map[string]Metric{}}
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(raw) {
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(raw[k], &obj) != nil {
 			continue // scalars, lists: not metrics
@@ -57,32 +68,9 @@ func ReadAIPerfSummary(r io.Reader, name string) (*AIPerfSummary, error) {
 		if !ok {
 			continue // input_config, telemetry and the like
 		}
-		m := Metric{Stats: map[string]float64{}}
-		if err := json.Unmarshal(unitRaw, &m.Unit); err != nil {
-			return nil, errf(name, 0, k+".unit", "not a string")
-		}
-		for stat, v := range obj {
-			if stat == "unit" {
-				continue
-			}
-			var f *float64
-			if err := json.Unmarshal(v, &f); err != nil {
-				return nil, errf(name, 0, k+"."+stat, "%s is not a number", bytes.TrimSpace(v))
-			}
-			if f == nil {
-				continue
-			}
-			if math.IsNaN(*f) || math.IsInf(*f, 0) {
-				return nil, errf(name, 0, k+"."+stat, "not finite")
-			}
-			if *f < 0 || *f > maxMeasured {
-				return nil, errf(name, 0, k+"."+stat, "%g is outside [0, %g]", *f, maxMeasured)
-			}
-			if stat == "count" {
-				m.Count = int(*f)
-				continue
-			}
-			m.Stats[stat] = *f
+		m, err := readMetric(name, k, unitRaw, obj)
+		if err != nil {
+			return nil, err
 		}
 		s.Metrics[k] = m
 	}
@@ -102,7 +90,127 @@ func ReadAIPerfSummary(r io.Reader, name string) (*AIPerfSummary, error) {
 	if e2e, ok := s.Stat("request_latency", "avg"); ok && ttft > e2e {
 		return nil, errf(name, 0, "time_to_first_token.avg", "%g ms exceeds request_latency.avg %g ms: impossible", ttft, e2e)
 	}
+	if err := s.checkCounts(name); err != nil {
+		return nil, err
+	}
+	if err := s.readTimes(name, raw); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// readMetric reads one statistic block, converting a metric routesim
+// reads to the unit it compares in.
+func readMetric(name, k string, unitRaw json.RawMessage, obj map[string]json.RawMessage) (Metric, error) {
+	m := Metric{Stats: map[string]float64{}}
+	if err := json.Unmarshal(unitRaw, &m.Unit); err != nil {
+		return m, errf(name, 0, k+".unit", "not a string")
+	}
+	factor, q := 1.0, summaryQuantities[k]
+	if q != nil {
+		f, ok := q.factor(m.Unit)
+		if !ok {
+			return m, errf(name, 0, k+".unit", "%s", q.refuse(m.Unit))
+		}
+		factor = f
+	}
+	for _, stat := range sortedKeys(obj) {
+		if stat == "unit" {
+			continue
+		}
+		v := obj[stat]
+		var f *float64
+		if err := json.Unmarshal(v, &f); err != nil {
+			return m, errf(name, 0, k+"."+stat, "%s is not a number", bytes.TrimSpace(v))
+		}
+		if f == nil {
+			continue
+		}
+		if math.IsNaN(*f) || math.IsInf(*f, 0) {
+			return m, errf(name, 0, k+"."+stat, "not finite")
+		}
+		if stat == "count" {
+			if *f < 0 || *f > maxMeasured || *f != math.Trunc(*f) {
+				return m, errf(name, 0, k+".count", "%g is not a whole number in [0, %g]", *f, maxMeasured)
+			}
+			m.Count = int(*f)
+			continue
+		}
+		x := *f * factor
+		if *f < 0 || x > maxMeasured {
+			if q != nil && factor != 1 {
+				return m, errf(name, 0, k+"."+stat, "%g %s is outside [0, %g %s]", *f, m.Unit, maxMeasured/factor, m.Unit)
+			}
+			return m, errf(name, 0, k+"."+stat, "%g is outside [0, %g]", *f, maxMeasured)
+		}
+		m.Stats[stat] = x
+	}
+	if q != nil {
+		m.Unit = q.unit
+	}
+	return m, nil
+}
+
+// checkCounts refuses counts that are not whole numbers and parts that
+// exceed their whole: good requests over all requests, a latency's
+// samples over the requests that completed.
+func (s *AIPerfSummary) checkCounts(name string) error {
+	for _, k := range []string{"request_count", "error_request_count", "good_request_count"} {
+		if v, ok := s.Stat(k, "avg"); ok && v != math.Trunc(v) {
+			return errf(name, 0, k+".avg", "%g is not a whole number", v)
+		}
+	}
+	all, ok := s.Stat("request_count", "avg")
+	if !ok {
+		return nil
+	}
+	if good, ok := s.Stat("good_request_count", "avg"); ok && good > all {
+		return errf(name, 0, "good_request_count.avg", "%g exceeds request_count.avg %g", good, all)
+	}
+	for _, k := range latencyMetrics {
+		if c := s.Metrics[k].Count; float64(c) > all {
+			return errf(name, 0, k+".count", "%d exceeds request_count.avg %g: more samples than completed requests", c, all)
+		}
+	}
+	return nil
+}
+
+// latencyMetrics are the per-request distributions a summary gives; each
+// has at most one sample per completed request.
+var latencyMetrics = []string{"request_latency", "time_to_first_token", "time_to_second_token", "inter_token_latency"}
+
+// aiperfTimeLayouts are how AIPerf writes start_time and end_time
+// (Python's isoformat: microseconds when nonzero, a zone when aware).
+var aiperfTimeLayouts = []string{"2006-01-02T15:04:05.999999999", time.RFC3339Nano}
+
+// readTimes reads start_time and end_time, if present.
+func (s *AIPerfSummary) readTimes(name string, raw map[string]json.RawMessage) error {
+	for _, f := range []struct {
+		key string
+		dst *time.Time
+	}{{"start_time", &s.Start}, {"end_time", &s.End}} {
+		v, ok := raw[f.key]
+		if !ok || string(bytes.TrimSpace(v)) == "null" {
+			continue
+		}
+		var text string
+		if err := json.Unmarshal(v, &text); err != nil {
+			return errf(name, 0, f.key, "%s is not a time", bytes.TrimSpace(v))
+		}
+		var err error
+		for _, layout := range aiperfTimeLayouts {
+			if *f.dst, err = time.Parse(layout, text); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			return errf(name, 0, f.key, "%q is not an ISO 8601 time", text)
+		}
+	}
+	if !s.Start.IsZero() && !s.End.IsZero() && s.End.Before(s.Start) {
+		return errf(name, 0, "end_time", "%s is before start_time %s", s.End.Format(time.RFC3339Nano), s.Start.Format(time.RFC3339Nano))
+	}
+	return nil
 }
 
 // Bounds on measured values: a latency beyond a million seconds or a
@@ -133,7 +241,7 @@ type recordLine struct {
 	} `json:"metadata"`
 	Metrics map[string]struct {
 		Value *float64 `json:"value"`
-		Unit  string   `json:"unit"`
+		Unit  *string  `json:"unit"`
 	} `json:"metrics"`
 	Error *struct {
 		Message string `json:"message"`
@@ -142,11 +250,14 @@ type recordLine struct {
 	} `json:"error"`
 }
 
-// ReadAIPerfRecords parses AIPerf's profile_export.jsonl, keeping the
-// profiling phase (warm-up records are skipped). Records come back sorted
-// by start time.
+// ReadAIPerfRecords parses AIPerf's profile_export.jsonl (at most
+// inputerr.MaxDataFile bytes), keeping the profiling phase (warm-up
+// records are skipped). Latencies are converted to ms from the unit each
+// metric carries (AIPerf's when it carries none); an unknown unit is an
+// error at its line. Records come back sorted by start time.
 func ReadAIPerfRecords(r io.Reader, name string) ([]Record, error) {
-	sc := bufio.NewScanner(r)
+	in := &stickyReader{r: inputerr.Reader(r, name, inputerr.MaxDataFile)}
+	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
 	var out []Record
 	line := 0
@@ -156,78 +267,21 @@ func ReadAIPerfRecords(r io.Reader, name string) ([]Record, error) {
 		if len(b) == 0 {
 			continue
 		}
-		var l recordLine
-		if err := json.Unmarshal(b, &l); err != nil {
-			return nil, errf(name, line, "", "malformed JSON: %v", err)
-		}
-		if l.Metadata == nil || l.Metadata.RequestStartNs == nil || l.Metadata.RequestEndNs == nil {
-			return nil, errf(name, line, "metadata.request_start_ns", "missing (not an AIPerf per-request export?)")
-		}
-		if l.Metadata.Phase != nil && *l.Metadata.Phase == "warmup" {
-			continue
-		}
-		rec := Record{Line: line, StartNs: *l.Metadata.RequestStartNs, EndNs: *l.Metadata.RequestEndNs}
-		if rec.EndNs < rec.StartNs {
-			return nil, errf(name, line, "metadata.request_end_ns", "%d is before request_start_ns %d", rec.EndNs, rec.StartNs)
-		}
-		if l.Error != nil {
-			rec.Error = l.Error.Message
-			if rec.Error == "" {
-				rec.Error = l.Error.Type
+		rec, keep, err := parseRecord(b, name, line)
+		if err != nil {
+			if in.err != nil {
+				return nil, in.err // the line is the part read before the failure
 			}
+			return nil, err
+		}
+		if keep {
 			out = append(out, rec)
-			continue
 		}
-		get := func(metric string, required bool) (float64, error) {
-			m, ok := l.Metrics[metric]
-			if !ok || m.Value == nil {
-				if required {
-					return 0, errf(name, line, "metrics."+metric, "missing")
-				}
-				return 0, nil
-			}
-			if v := *m.Value; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > maxMeasured {
-				return 0, errf(name, line, "metrics."+metric, "%g is not a valid value (want 0–%g)", v, maxMeasured)
-			}
-			return *m.Value, nil
-		}
-		var err error
-		fields := []struct {
-			metric   string
-			required bool
-			dst      *float64
-		}{
-			{"time_to_first_token", true, &rec.TTFTMs}, {"request_latency", true, &rec.LatencyMs},
-			{"time_to_second_token", false, &rec.TTSTMs}, {"inter_token_latency", false, &rec.ITLMs},
-		}
-		for _, f := range fields {
-			if *f.dst, err = get(f.metric, f.required); err != nil {
-				return nil, err
-			}
-		}
-		isl, err := get("input_sequence_length", true)
-		if err != nil {
-			return nil, err
-		}
-		osl, err := get("output_sequence_length", true)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range []struct {
-			field string
-			v     float64
-		}{{"input_sequence_length", isl}, {"output_sequence_length", osl}} {
-			if c.v != math.Trunc(c.v) || c.v > maxTokens {
-				return nil, errf(name, line, "metrics."+c.field, "%g is not a token count (an integer ≤ %g)", c.v, float64(maxTokens))
-			}
-		}
-		if rec.TTFTMs > rec.LatencyMs {
-			return nil, errf(name, line, "metrics.time_to_first_token", "%g ms exceeds request_latency %g ms: impossible", rec.TTFTMs, rec.LatencyMs)
-		}
-		rec.ISL, rec.OSL = int(isl), int(osl)
-		out = append(out, rec)
 	}
 	if err := sc.Err(); err != nil {
+		if in.err != nil {
+			return nil, in.err
+		}
 		return nil, errf(name, line, "", "%v", err)
 	}
 	if len(out) == 0 {
@@ -235,4 +289,95 @@ func ReadAIPerfRecords(r io.Reader, name string) ([]Record, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].StartNs < out[j].StartNs })
 	return out, nil
+}
+
+// parseRecord reads one line of a per-request export; keep is false for
+// a warm-up record.
+func parseRecord(b []byte, name string, line int) (rec Record, keep bool, err error) {
+	var l recordLine
+	if err := json.Unmarshal(b, &l); err != nil {
+		return rec, false, errf(name, line, "", "malformed JSON: %v", err)
+	}
+	if l.Metadata == nil || l.Metadata.RequestStartNs == nil || l.Metadata.RequestEndNs == nil {
+		return rec, false, errf(name, line, "metadata.request_start_ns", "missing (not an AIPerf per-request export?)")
+	}
+	if l.Metadata.Phase != nil && *l.Metadata.Phase == "warmup" {
+		return rec, false, nil
+	}
+	rec = Record{Line: line, StartNs: *l.Metadata.RequestStartNs, EndNs: *l.Metadata.RequestEndNs}
+	if rec.EndNs < rec.StartNs {
+		return rec, false, errf(name, line, "metadata.request_end_ns", "%d is before request_start_ns %d", rec.EndNs, rec.StartNs)
+	}
+	if l.Error != nil {
+		rec.Error = l.Error.Message
+		if rec.Error == "" {
+			rec.Error = l.Error.Type
+		}
+		return rec, true, nil
+	}
+	get := func(metric string, required bool) (float64, error) {
+		m, ok := l.Metrics[metric]
+		if !ok || m.Value == nil {
+			if required {
+				return 0, errf(name, line, "metrics."+metric, "missing")
+			}
+			return 0, nil
+		}
+		q, factor := &timeQuantity, 1.0
+		if metric == "input_sequence_length" || metric == "output_sequence_length" {
+			q = &tokenQuantity
+		}
+		if m.Unit != nil {
+			if factor, ok = q.factor(*m.Unit); !ok {
+				return 0, errf(name, line, "metrics."+metric+".unit", "%s", q.refuse(*m.Unit))
+			}
+		}
+		if v := *m.Value * factor; *m.Value < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > maxMeasured {
+			return 0, errf(name, line, "metrics."+metric, "%g is not a valid value (want 0–%g %s)", *m.Value, maxMeasured/factor, q.unit)
+		}
+		return *m.Value * factor, nil
+	}
+	var isl, osl float64
+	for _, f := range []struct {
+		metric   string
+		required bool
+		dst      *float64
+	}{
+		{"time_to_first_token", true, &rec.TTFTMs}, {"request_latency", true, &rec.LatencyMs},
+		{"time_to_second_token", false, &rec.TTSTMs}, {"inter_token_latency", false, &rec.ITLMs},
+		{"input_sequence_length", true, &isl}, {"output_sequence_length", true, &osl},
+	} {
+		if *f.dst, err = get(f.metric, f.required); err != nil {
+			return rec, false, err
+		}
+	}
+	for _, c := range []struct {
+		field string
+		v     float64
+	}{{"input_sequence_length", isl}, {"output_sequence_length", osl}} {
+		if c.v != math.Trunc(c.v) || c.v > maxTokens {
+			return rec, false, errf(name, line, "metrics."+c.field, "%g is not a token count (an integer ≤ %g)", c.v, float64(maxTokens))
+		}
+	}
+	if rec.TTFTMs > rec.LatencyMs {
+		return rec, false, errf(name, line, "metrics.time_to_first_token", "%g ms exceeds request_latency %g ms: impossible", rec.TTFTMs, rec.LatencyMs)
+	}
+	rec.ISL, rec.OSL = int(isl), int(osl)
+	return rec, true, nil
+}
+
+// stickyReader keeps its reader's first failure (other than io.EOF): a
+// bufio.Scanner hands over the part line read before it, which is not
+// the file's fault.
+type stickyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (s *stickyReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
 }

@@ -5,9 +5,17 @@
 //
 //   - aiperf.go, nvml.go: readers for AIPerf's profile_export_aiperf.json
 //     (summary) and profile_export.jsonl (per request), nvidia-smi CSV and
-//     inferscope JSON; every error names the file, line and field.
-//   - spec.go: a calibration spec: the measured runs, each with its setup
-//     (a scenario.Spec) and its files.
+//     inferscope JSON; every error names the file, line and field, and
+//     every reader stops at a size limit (internal/inputerr).
+//   - units.go: the AIPerf units routesim converts (ns, us, ms, sec;
+//     requests/sec; requests; tokens); any other is refused.
+//   - spec.go, specpos.go, options.go: a calibration spec: the measured
+//     runs, each with its setup (a scenario.Spec) and its files, and the
+//     fit's options; every field range-checked and every problem placed
+//     at the spec's line (file:line: runs[0].nvml_window_s: …).
+//   - runcheck.go: a run's files checked against its setup: requests
+//     counted against those offered, GPU indices against n × tp, NVML
+//     sample times against the AIPerf run's window.
 //   - targets.go: the statistics a fit compares, measured and simulated.
 //   - fit.go: Fit, a bounded Nelder–Mead search (gonum/optimize) over the
 //     step-time coefficients, frontend delay and host overhead, plus the

@@ -356,7 +356,7 @@ func buildArms(spec *Spec, obs []Observed, base *model.Profile) ([]*arm, error) 
 			a = &arm{name: o.Run.Arm, spec: o.Run.Setup}
 			b, err := a.spec.Build(base)
 			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", o.Run.Name, err)
+				return nil, spec.setupError(o.Run, err)
 			}
 			a.built = b
 			byArm[o.Run.Arm] = a
@@ -366,11 +366,11 @@ func buildArms(spec *Spec, obs []Observed, base *model.Profile) ([]*arm, error) 
 			a.windowS = o.GPU.WindowS
 			a.built.Config.NVML.Window = sim.Time(a.windowS * 1e9)
 		}
-		if len(o.Records) > 0 && a.built.Work != nil && !session.HasSessions(a.built.Work) {
+		if a.built.Work != nil && !session.HasSessions(a.built.Work) {
 			// An open-loop setup offers a known number of requests; an
 			// export with another count was taken from a different run.
-			if want := len(a.built.Work.Jobs); len(o.Records) != want {
-				return nil, errf(o.Run.AIPerfRecords, 0, "", "%d records, but run %s's setup offers %d requests: the export and the setup describe different runs", len(o.Records), o.Run.Name, want)
+			if err := o.checkCounts(spec, len(a.built.Work.Jobs)); err != nil {
+				return nil, err
 			}
 		}
 		if a.records == nil && len(o.Records) > 0 {

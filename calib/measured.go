@@ -2,10 +2,13 @@ package calib
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"sort"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // MeasuredFile is one run's measured statistics, derived from its original
@@ -20,12 +23,17 @@ type MeasuredFile struct {
 	GPU    *GPUObservation `json:"gpu,omitempty"`
 }
 
-// ReadMeasured decodes and checks a derived-statistics file.
+// ReadMeasured decodes and checks a derived-statistics file (at most
+// inputerr.MaxDataFile bytes).
 func ReadMeasured(r io.Reader, name string) (*MeasuredFile, error) {
-	dec := json.NewDecoder(io.LimitReader(r, 16<<20))
+	dec := json.NewDecoder(inputerr.Reader(r, name, inputerr.MaxDataFile))
 	dec.DisallowUnknownFields()
 	var m MeasuredFile
 	if err := dec.Decode(&m); err != nil {
+		var ie *inputerr.Error
+		if errors.As(err, &ie) {
+			return nil, ie
+		}
 		return nil, errf(name, 0, "", "%v", err)
 	}
 	if m.Source == "" {
@@ -51,14 +59,22 @@ func ReadMeasured(r io.Reader, name string) (*MeasuredFile, error) {
 		return nil, errf(name, 0, "stats.completeness", "%g is a share of requests: it must be in (0, 1]", v)
 	}
 	if m.GPU != nil {
-		for i, d := range m.GPU.Devices {
+		seen := map[int]bool{}
+		for i := range m.GPU.Devices {
+			d := &m.GPU.Devices[i]
+			field := fmt.Sprintf("gpu.devices[%d]", i)
+			if err := checkIndex(name, field+".index", d.Index, seen); err != nil {
+				return nil, err
+			}
+			d.at = position{0, field + ".index"}
 			if !(d.UtilMean >= 0 && d.UtilMean <= 1) || !(d.PowerMeanW >= 0) || math.IsInf(d.PowerMeanW, 0) || !(d.PowerMaxW >= 0) || math.IsInf(d.PowerMaxW, 0) {
-				return nil, errf(name, 0, fmt.Sprintf("gpu.devices[%d]", i), "util_mean must be in [0, 1] and powers finite and ≥ 0")
+				return nil, errf(name, 0, field, "util_mean must be in [0, 1] and powers finite and ≥ 0")
 			}
 		}
-		if !(m.GPU.WindowS >= 0) || math.IsInf(m.GPU.WindowS, 0) {
-			return nil, errf(name, 0, "gpu.window_s", "%g must be a finite number ≥ 0", m.GPU.WindowS)
+		if !(m.GPU.WindowS >= 0 && m.GPU.WindowS <= maxWindowS) {
+			return nil, errf(name, 0, "gpu.window_s", "%g must be in [0, %d] seconds (a week)", m.GPU.WindowS, maxWindowS)
 		}
+		m.GPU.file = name
 	}
 	return &m, nil
 }

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // MLEnergyRow is one ML.ENERGY Benchmark v3 configuration: a vLLM server
@@ -55,11 +58,11 @@ var mlenergyFields = []string{"task", "model_id", "gpu_model", "num_gpus", "tens
 // one row per configuration) or a leaderboard task file
 // (tasks/<task>.json, {"task": …, "configurations": [...]}); the format is
 // told by the first non-space byte. Every error names the file, line (or
-// configuration) and field.
+// configuration) and field; a file over inputerr.MaxDataFile is refused.
 func ReadMLEnergy(r io.Reader, name string) ([]MLEnergyRow, error) {
-	b, err := io.ReadAll(io.LimitReader(r, 256<<20))
+	b, err := inputerr.ReadAll(r, name, inputerr.MaxDataFile)
 	if err != nil {
-		return nil, errf(name, 0, "", "%v", err)
+		return nil, err
 	}
 	if t := bytes.TrimLeft(b, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '{' {
 		return readMLEnergyJSON(b, name)
@@ -218,14 +221,18 @@ type OSLHistogram struct {
 
 // ReadOSLHistogram reads output_length_distribution from a leaderboard
 // model file (models/<org>__<model>__<task>.json), or a file holding just
-// {"bins": …, "counts": …}.
+// {"bins": …, "counts": …}; at most inputerr.MaxDataFile bytes.
 func ReadOSLHistogram(r io.Reader, name string) (*OSLHistogram, error) {
 	var doc struct {
 		OSLHistogram
 		Dist *OSLHistogram `json:"output_length_distribution"`
 	}
-	dec := json.NewDecoder(io.LimitReader(r, 256<<20))
+	dec := json.NewDecoder(inputerr.Reader(r, name, inputerr.MaxDataFile))
 	if err := dec.Decode(&doc); err != nil {
+		var ie *inputerr.Error
+		if errors.As(err, &ie) {
+			return nil, ie
+		}
 		return nil, errf(name, 0, "", "%v", err)
 	}
 	h := &doc.OSLHistogram

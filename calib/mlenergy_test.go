@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/routesim/routesim/internal/inputerr"
 	"github.com/routesim/routesim/model"
 )
 
@@ -85,9 +86,17 @@ func TestReadOSLHistogram(t *testing.T) {
 func FuzzReadMLEnergy(f *testing.F) {
 	f.Add(mlHeader + mlRow)
 	f.Add(`{"task":"t","configurations":[{"model_id":"m"}]}`)
+	// Absurd counts and sizes: integers written as floats, past int64, a
+	// request count over the bound, a batch over max_num_seqs.
+	f.Add(mlHeader + strings.Replace(mlRow, ",4,4,8,", ",4.0,4,8.0,", 1))
+	f.Add(mlHeader + strings.Replace(mlRow, ",4,4,8,", ",1e300,4,9223372036854775808,", 1))
+	f.Add(`{"task":"t","configurations":[{"model_id":"m","gpu_model":"H100","num_gpus":1,"tensor_parallel":1,"max_num_seqs":8,"num_requests":1e12,"avg_batch_size":9}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		rows, err := ReadMLEnergy(strings.NewReader(in), "f")
 		if err != nil {
+			if _, ok := err.(*inputerr.Error); !ok {
+				t.Fatalf("unpositioned error %T: %v", err, err)
+			}
 			return
 		}
 		for _, r := range rows {

@@ -114,7 +114,7 @@ func TestSpecErrors(t *testing.T) {
 		{"no files", `{"name":"x","runs":[{"name":"a","arm":"a","setup":{}}]}`, "needs aiperf_summary, aiperf_records or measured"},
 		{"bad setup", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{"gpu":"B300","policy":"psychic"}}]}`, "unknown GPU"},
 		{"mixed deployments", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}},{"name":"b","arm":"b","aiperf_summary":"s","setup":{"model":"Llama-3.1-8B"}}]}`, "one profile fits one deployment"},
-		{"negative max_evals", `{"name":"x","options":{"max_evals":-1},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`, "options: max_evals"},
+		{"negative max_evals", `{"name":"x","options":{"max_evals":-1},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`, "options.max_evals: -1 must be in [1, 100000]"},
 		{"negative prior weight", `{"name":"x","options":{"prior_weight":-2},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`, "prior_weight"},
 		{"unknown option", `{"name":"x","options":{"speed":9},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`, "unknown field"},
 	} {
@@ -145,12 +145,25 @@ func TestSpecErrors(t *testing.T) {
 func FuzzAIPerfReader(f *testing.F) {
 	f.Add([]byte(goodSummary), false)
 	f.Add([]byte(`{"metadata":{"request_start_ns":1,"request_end_ns":9},"metrics":{"time_to_first_token":{"value":3},"request_latency":{"value":8},"input_sequence_length":{"value":10},"output_sequence_length":{"value":2},"inter_token_latency":{"value":5}}}`), true)
+	// Units: seconds (converted), furlongs (refused); impossible counts.
+	ttft := `"time_to_first_token":{"unit":"ms","avg":451.4`
+	for _, s := range []string{
+		strings.Replace(goodSummary, ttft, `"time_to_first_token":{"unit":"s","avg":0.4514`, 1),
+		strings.Replace(goodSummary, ttft, `"time_to_first_token":{"unit":"furlongs","avg":451.4`, 1),
+		strings.Replace(goodSummary, ttft, `"time_to_first_token":{"unit":"ns","avg":451400000`, 1),
+		strings.Replace(goodSummary, `"input_config"`, `"request_count":{"unit":"requests","avg":100000},"error_request_count":{"unit":"requests","avg":0.5},"input_config"`, 1),
+		strings.Replace(goodSummary, `"input_config"`, `"request_count":{"unit":"requests","avg":10},"good_request_count":{"unit":"requests","avg":11},"input_config"`, 1),
+		strings.Replace(goodSummary, `"input_config"`, `"start_time":"2026-06-05T21:58:30.939332","end_time":"2026-06-04T21:58:30","input_config"`, 1),
+	} {
+		f.Add([]byte(s), false)
+	}
+	f.Add([]byte(`{"metadata":{"request_start_ns":1,"request_end_ns":9},"metrics":{"time_to_first_token":{"value":0.003,"unit":"sec"},"request_latency":{"value":8,"unit":"furlongs"},"input_sequence_length":{"value":10,"unit":"tokens"},"output_sequence_length":{"value":2}}}`), true)
 	f.Fuzz(func(t *testing.T, data []byte, perRequest bool) {
 		if perRequest {
 			recs, err := ReadAIPerfRecords(strings.NewReader(string(data)), "f")
 			if err == nil {
 				for _, r := range recs {
-					if r.EndNs < r.StartNs || r.TTFTMs < 0 || r.ITLMs < 0 {
+					if r.EndNs < r.StartNs || r.TTFTMs < 0 || r.ITLMs < 0 || r.TTFTMs > r.LatencyMs || r.LatencyMs > maxMeasured {
 						t.Fatalf("accepted an invalid record %+v", r)
 					}
 				}
@@ -160,12 +173,32 @@ func FuzzAIPerfReader(f *testing.F) {
 			return
 		}
 		s, err := ReadAIPerfSummary(strings.NewReader(string(data)), "f")
-		if err == nil {
-			if v, _ := s.Stat("request_throughput", "avg"); v <= 0 {
-				t.Fatal("accepted a summary with no throughput")
+		if err != nil {
+			if _, ok := err.(*inputerr.Error); !ok {
+				t.Fatalf("unpositioned error %T: %v", err, err)
 			}
-		} else if _, ok := err.(*inputerr.Error); !ok {
-			t.Fatalf("unpositioned error %T: %v", err, err)
+			return
+		}
+		if v, _ := s.Stat("request_throughput", "avg"); v <= 0 {
+			t.Fatal("accepted a summary with no throughput")
+		}
+		for k, q := range summaryQuantities {
+			if m, ok := s.Metrics[k]; ok && m.Unit != q.unit {
+				t.Fatalf("%s accepted in %q, not converted to %s", k, m.Unit, q.unit)
+			}
+		}
+		if all, ok := s.Stat("request_count", "avg"); ok {
+			if good, ok := s.Stat("good_request_count", "avg"); ok && good > all || all != math.Trunc(all) {
+				t.Fatalf("accepted counts %g of %g", good, all)
+			}
+			for _, k := range latencyMetrics {
+				if float64(s.Metrics[k].Count) > all {
+					t.Fatalf("accepted %d %s samples of %g requests", s.Metrics[k].Count, k, all)
+				}
+			}
+		}
+		if !s.Start.IsZero() && !s.End.IsZero() && s.End.Before(s.Start) {
+			t.Fatal("accepted an end before the start")
 		}
 	})
 }
@@ -173,6 +206,11 @@ func FuzzAIPerfReader(f *testing.F) {
 func FuzzNvidiaSmiCSV(f *testing.F) {
 	f.Add([]byte(smiHeader + "2026/06/05 21:58:30.000, 0, 40 %, 100.00 W, 37714 MiB\n"))
 	f.Add([]byte("timestamp, index, utilization.gpu, power.draw, memory.used\n2026/06/05 21:58:30.000, 3, 0, 0, 0\n"))
+	// GPU index 99 and 1e300, reversed timestamps, a span of weeks.
+	f.Add([]byte(smiHeader + smiRows + "2026/06/05 21:58:31.000, 99, 60 %, 140.00 W, 1 MiB\n"))
+	f.Add([]byte(smiHeader + "2026/06/05 21:58:30.000, 1e300, 40 %, 100.00 W, 1 MiB\n"))
+	f.Add([]byte(smiHeader + "2026/06/05 21:58:31.000, 0, 40 %, 100.00 W, 1 MiB\n2026/06/05 21:58:30.000, 0, 60 %, 140.00 W, 1 MiB\n"))
+	f.Add([]byte(smiHeader + "2026/06/05 21:58:30.000, 0, 40 %, 100.00 W, 1 MiB\n2026/06/25 21:58:30.000, 0, 40 %, 100.00 W, 1 MiB\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := ReadNvidiaSmiCSV(strings.NewReader(string(data)), "f")
 		if err != nil {
@@ -182,9 +220,12 @@ func FuzzNvidiaSmiCSV(f *testing.F) {
 			return
 		}
 		for _, d := range g.Devices {
-			if d.UtilMean < 0 || d.UtilMean > 1 || d.PowerMeanW < 0 || d.PowerMaxW < d.PowerMeanW-1e-9 {
+			if d.UtilMean < 0 || d.UtilMean > 1 || d.PowerMeanW < 0 || d.PowerMaxW < d.PowerMeanW-1e-9 || d.Index < 0 || d.Index > maxGPUIndex {
 				t.Fatalf("implausible device %+v", d)
 			}
+		}
+		if g.last.t.Before(g.first.t) || g.last.t.Sub(g.first.t).Seconds() > maxWindowS || !(g.WindowS >= 0) {
+			t.Fatalf("accepted samples from %v to %v (window %g s)", g.first.t, g.last.t, g.WindowS)
 		}
 	})
 }
@@ -193,6 +234,7 @@ func FuzzReadMeasured(f *testing.F) {
 	f.Add([]byte(`{"source":"s","run":"r","stats":{"ttft_ms_avg":3.5,"requests_per_s":1},"gpu":{"devices":[{"index":0,"samples":3,"util_mean":0.5,"power_mean_w":100,"power_max_w":200}],"window_s":30}}`))
 	f.Add([]byte(`{"source":"","stats":{}}`))
 	f.Add([]byte(`{"source":"s","stats":{"ttft_ms_p50":-1}}`))
+	f.Add([]byte(`{"source":"s","stats":{"ttft_ms_avg":1},"gpu":{"devices":[{"index":99},{"index":-1},{"index":99}],"window_s":1e308}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ReadMeasured(strings.NewReader(string(data)), "f")
 		if err != nil {
@@ -207,6 +249,18 @@ func FuzzReadMeasured(f *testing.F) {
 		for k, v := range m.Stats {
 			if !(v > 0) || math.IsInf(v, 0) {
 				t.Fatalf("accepted %s = %g", k, v)
+			}
+		}
+		if g := m.GPU; g != nil {
+			seen := map[int]bool{}
+			for _, d := range g.Devices {
+				if d.Index < 0 || d.Index > maxGPUIndex || seen[d.Index] {
+					t.Fatalf("accepted GPU index %d", d.Index)
+				}
+				seen[d.Index] = true
+			}
+			if !(g.WindowS >= 0 && g.WindowS <= maxWindowS) {
+				t.Fatalf("accepted window %g s", g.WindowS)
 			}
 		}
 	})

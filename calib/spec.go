@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/routesim/routesim/internal/inputerr"
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/workload"
@@ -54,6 +53,10 @@ type Spec struct {
 	Options SpecOptions `json:"options,omitempty"`
 	Runs    []Run       `json:"runs"`
 	dir     string
+	// file and lines place problems found after reading (a setup that
+	// does not build) at the spec's line for the field.
+	file  string
+	lines map[string]int
 }
 
 // SpecOptions are the fit settings a spec may fix; zero values mean the
@@ -65,12 +68,24 @@ type SpecOptions struct {
 	ModelError  float64  `json:"model_error,omitempty"`
 }
 
-// LoadSpec reads a spec; each run's setup starts from scenario.Defaults().
+// LoadSpec reads a spec (at most inputerr.MaxSmallFile bytes); each
+// run's setup starts from scenario.Defaults(). Every problem is reported
+// at once, each as file:line: field: problem.
 func LoadSpec(path string) (*Spec, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	b, err := inputerr.ReadAll(f, path, inputerr.MaxSmallFile)
+	if err != nil {
+		return nil, err
+	}
+	return parseSpec(b, path)
+}
+
+// parseSpec decodes and validates a spec read from path.
+func parseSpec(b []byte, path string) (*Spec, error) {
 	var shape struct {
 		Name    string            `json:"name"`
 		Base    string            `json:"base_profile"`
@@ -78,18 +93,19 @@ func LoadSpec(path string) (*Spec, error) {
 		Options SpecOptions       `json:"options"`
 		Runs    []json.RawMessage `json:"runs"`
 	}
+	lines := keyLines(b)
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&shape); err != nil {
-		return nil, errf(path, 0, "", "%v", err)
+		return nil, decodeError(path, b, lines, "", err)
 	}
-	s := &Spec{Name: shape.Name, Base: shape.Base, Note: shape.Note, Options: shape.Options, dir: filepath.Dir(path)}
+	s := &Spec{Name: shape.Name, Base: shape.Base, Note: shape.Note, Options: shape.Options, dir: filepath.Dir(path), file: path, lines: lines}
 	for i, raw := range shape.Runs {
 		r := Run{Setup: scenario.Defaults()}
 		d := json.NewDecoder(bytes.NewReader(raw))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&r); err != nil {
-			return nil, errf(path, 0, fmt.Sprintf("runs[%d]", i), "%v", err)
+			return nil, decodeError(path, b, lines, fmt.Sprintf("runs[%d]", i), err)
 		}
 		// A trace file, like the run's other files, is relative to the spec.
 		if t := r.Setup.Trace; t != "" && !slices.Contains(workload.EmbeddedNames(), t) {
@@ -98,48 +114,87 @@ func LoadSpec(path string) (*Spec, error) {
 		s.Runs = append(s.Runs, r)
 	}
 	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, positioned(path, lines, err)
 	}
 	return s, nil
 }
 
-// Validate reports every problem at once.
+// decodeError positions a JSON decoding error of the document (at "") or
+// of one of its parts (at "runs[2]"): at the field it names, else at its
+// byte offset in the document, else at the part.
+func decodeError(path string, b []byte, lines map[string]int, at string, err error) error {
+	join := func(f string) string {
+		switch {
+		case at == "":
+			return f
+		case f == "":
+			return at
+		}
+		return at + "." + f
+	}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se) && at == "": // a part's offsets are not the document's
+		return inputerr.Errorf(path, lineAt(b, se.Offset), "", "%v", err)
+	case errors.As(err, &te):
+		field := join(te.Field)
+		line := lineOf(lines, field)
+		if line == 0 && at == "" {
+			line = lineAt(b, te.Offset)
+		}
+		return inputerr.Errorf(path, line, field, "%v", err)
+	}
+	if _, name, ok := strings.Cut(err.Error(), `unknown field "`); ok {
+		field := join(strings.TrimSuffix(name, `"`))
+		return inputerr.Errorf(path, lineOf(lines, field), field, "%v", err)
+	}
+	return inputerr.Errorf(path, lineOf(lines, at), at, "%v", err)
+}
+
+// lineAt is the line of byte offset off of b.
+func lineAt(b []byte, off int64) int {
+	return 1 + bytes.Count(b[:min(max(off, 0), int64(len(b)))], []byte("\n"))
+}
+
+// Validate reports every problem at once, each an inputerr.FieldError
+// naming the spec's field ("runs[0].nvml_window_s", "options.fit").
 func (s *Spec) Validate() error {
 	var errs []error
 	if len(s.Runs) == 0 {
-		errs = append(errs, errors.New("runs: no measured runs"))
+		errs = append(errs, inputerr.Fieldf("runs", ": no measured runs"))
 	}
-	if o := s.Options; o.MaxEvals < 0 || o.ModelError < 0 || math.IsNaN(o.ModelError) || math.IsInf(o.ModelError, 0) ||
-		o.PriorWeight != nil && !(*o.PriorWeight >= 0 && !math.IsInf(*o.PriorWeight, 0)) {
-		errs = append(errs, fmt.Errorf("options: max_evals, model_error and prior_weight must be finite and ≥ 0 (%+v)", o))
-	}
+	errs = append(errs, s.Options.validate()...)
 	names := map[string]bool{}
 	for i, r := range s.Runs {
-		at := fmt.Sprintf("runs[%d] (%s)", i, r.Name)
+		at := fmt.Sprintf("runs[%d]", i)
 		if r.Name == "" || names[r.Name] {
-			errs = append(errs, fmt.Errorf("%s: every run needs a distinct name", at))
+			errs = append(errs, inputerr.Fieldf(at+".name", ": %q: every run needs a distinct name", r.Name))
 		}
 		names[r.Name] = true
 		if r.Arm == "" {
-			errs = append(errs, fmt.Errorf("%s: arm is empty", at))
+			errs = append(errs, inputerr.Fieldf(at+".arm", ": empty (runs repeating one setup share an arm)"))
 		}
 		if r.AIPerfSummary == "" && r.AIPerfRecords == "" && r.Measured == "" {
-			errs = append(errs, fmt.Errorf("%s: needs aiperf_summary, aiperf_records or measured", at))
+			errs = append(errs, inputerr.Fieldf(at, ": needs aiperf_summary, aiperf_records or measured"))
 		}
 		if r.Measured != "" && (r.AIPerfSummary != "" || r.AIPerfRecords != "" || r.NvidiaSmi != "" || r.Inferscope != "") {
-			errs = append(errs, fmt.Errorf("%s: measured replaces the AIPerf and NVML files; give one or the other", at))
+			errs = append(errs, inputerr.Fieldf(at+".measured", ": replaces the AIPerf and NVML files; give one or the other"))
 		}
-		if r.NVMLWindowS < 0 {
-			errs = append(errs, fmt.Errorf("%s: nvml_window_s %g < 0", at, r.NVMLWindowS))
+		if r.NvidiaSmi != "" && r.Inferscope != "" {
+			errs = append(errs, inputerr.Fieldf(at+".inferscope", ": and nvidia_smi are two GPU samplers; give one"))
+		}
+		if !(r.NVMLWindowS >= 0 && r.NVMLWindowS <= maxWindowS) {
+			errs = append(errs, inputerr.Fieldf(at+".nvml_window_s", "%g must be in [0, %d] seconds (a week; 0 = the sampler's own window)", r.NVMLWindowS, maxWindowS))
 		}
 		if err := r.Setup.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("%s: setup: %w", at, err))
+			errs = append(errs, under(at+".setup.", err)...)
 		}
 		if i > 0 {
 			a, b := s.Runs[0].Setup, r.Setup
 			if !strings.EqualFold(a.GPU, b.GPU) || !strings.EqualFold(a.Model, b.Model) || a.TP != b.TP || a.Quant != b.Quant {
-				errs = append(errs, fmt.Errorf("%s: deployment %s/%s/tp%d differs from the first run's %s/%s/tp%d; one profile fits one deployment",
-					at, b.GPU, b.Model, b.TP, a.GPU, a.Model, a.TP))
+				errs = append(errs, inputerr.Fieldf(at+".setup", ": deployment %s/%s/tp%d differs from the first run's %s/%s/tp%d; one profile fits one deployment",
+					b.GPU, b.Model, b.TP, a.GPU, a.Model, a.TP))
 			}
 		}
 	}
@@ -203,7 +258,7 @@ func (s *Spec) Load() ([]Observed, error) {
 			return nil, err
 		}
 		if err := readFile(s.path(r.VLLMLog), func(f *os.File, name string) error {
-			b, err := io.ReadAll(io.LimitReader(f, 256<<20))
+			b, err := inputerr.ReadAll(f, name, inputerr.MaxDataFile)
 			if err != nil {
 				return err
 			}
@@ -214,6 +269,9 @@ func (s *Spec) Load() ([]Observed, error) {
 			r.Setup.KVCacheTokens = n
 			return nil
 		}); err != nil {
+			return nil, err
+		}
+		if err := o.checkGPU(s); err != nil {
 			return nil, err
 		}
 		if o.GPU != nil && r.NVMLWindowS > 0 {

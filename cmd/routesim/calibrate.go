@@ -1,9 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
@@ -11,6 +11,7 @@ import (
 
 	"github.com/routesim/routesim/calib"
 	"github.com/routesim/routesim/internal/atomicfile"
+	"github.com/routesim/routesim/internal/inputerr"
 )
 
 // calibrateCmd fits a profile to measured runs described by a spec file.
@@ -44,6 +45,9 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 		if *spec != "" || *derive != "" {
 			return usageError{fmt.Errorf("calibrate: --mlenergy replaces --spec and --derive; give one")}
 		}
+		if err := specOnly(fs.Changed); err != nil {
+			return err
+		}
 		return calibrateMLEnergy(ml, *out, *quiet, stdout, stderr)
 	}
 	if fs.Changed("gpu") {
@@ -52,8 +56,18 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	if *spec == "" {
 		return usageError{fmt.Errorf("calibrate: --spec (or --mlenergy) is required")}
 	}
-	if *maxEvals < 1 || *maxEvals > maxCalibrateEvals {
-		return usageError{fmt.Errorf("calibrate: --max-evals %d must be in [1, %d]", *maxEvals, maxCalibrateEvals)}
+	if fs.Changed("source") && *derive == "" {
+		return usageError{fmt.Errorf("calibrate: --source needs --derive (it is the citation written into derived files)")}
+	}
+	if given := changedOf(fs.Changed, fitFlags); *derive != "" && len(given) > 0 {
+		return usageError{fmt.Errorf("calibrate: %s: settings of a fit; --derive fits nothing", strings.Join(given, ", "))}
+	}
+	var fitFlag []string
+	if fs.Changed("fit") {
+		fitFlag = *params
+	}
+	if err := calib.CheckOptions(*maxEvals, fitFlag, *reg, *modelErr); err != nil {
+		return usageError{optionError(err)}
 	}
 	s, err := calib.LoadSpec(*spec)
 	if err != nil {
@@ -75,15 +89,15 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 			*modelErr = o.ModelError
 		}
 	}
-	if *maxEvals > maxCalibrateEvals { // from the spec's options
-		return usageError{fmt.Errorf("calibrate: %s: options.max_evals %d must be at most %d", *spec, *maxEvals, maxCalibrateEvals)}
-	}
 	if *derive != "" {
 		if *source == "" {
 			return usageError{fmt.Errorf("calibrate: --derive needs --source (the citation of the measurements)")}
 		}
 		obs, err := s.Load()
 		if err != nil {
+			return err
+		}
+		if err := s.CheckSetups(obs); err != nil {
 			return err
 		}
 		derived := calib.Derive(obs, *source)
@@ -120,12 +134,6 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	r := *reg
-	if r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
-		return usageError{fmt.Errorf("calibrate: --prior-weight %g must be a finite number ≥ 0", r)}
-	}
-	if !(*modelErr > 0) || math.IsInf(*modelErr, 0) {
-		return usageError{fmt.Errorf("calibrate: --model-error %g must be a finite number > 0", *modelErr)}
-	}
 	if r == 0 {
 		r = -1
 	}
@@ -151,6 +159,47 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %s\n", strings.Join([]string{*out + "/profile.json", "report.json", "report.txt"}, ", "))
 	}
 	return nil
+}
+
+// fitFlags are calibrate's settings of a spec fit, which neither an
+// ML.ENERGY fit nor --derive uses.
+var fitFlags = []string{"max-evals", "fit", "prior-weight", "model-error", "no-posterior"}
+
+// changedOf lists, as flags, the names of flags that changed says were
+// given.
+func changedOf(changed func(string) bool, names []string) []string {
+	var given []string
+	for _, f := range names {
+		if changed(f) {
+			given = append(given, "--"+f)
+		}
+	}
+	return given
+}
+
+// specOnly refuses spec-fit settings (and --source) given to an ML.ENERGY
+// fit; changed says which flags were given.
+func specOnly(changed func(string) bool) error {
+	given := changedOf(changed, append(fitFlags[:len(fitFlags):len(fitFlags)], "source"))
+	if len(given) == 0 {
+		return nil
+	}
+	return usageError{fmt.Errorf("calibrate: %s: settings of a --spec fit; --mlenergy does not use them (see --iters, --isl-cv, --isl-mean)", strings.Join(given, ", "))}
+}
+
+// optionFlags are the flags of calib.CheckOptions' fields.
+var optionFlags = map[string]string{"max_evals": "--max-evals", "fit": "--fit", "prior_weight": "--prior-weight", "model_error": "--model-error"}
+
+// optionError renders calib.CheckOptions' problems with calibrate's flag
+// names, one line each.
+func optionError(err error) error {
+	text := inputerr.Render(err, func(f string) string {
+		if flag, ok := optionFlags[f]; ok {
+			return flag
+		}
+		return f
+	})
+	return errors.New("calibrate: " + strings.ReplaceAll(text, "\n", "\ncalibrate: "))
 }
 
 // fitProgress reports a calibration's advance on w at most every two

@@ -36,7 +36,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"wrong schema", []string{"--spec", run(wrongSchema)}, "wrong.json: time_to_first_token: missing", 1},
 		{"NaN", []string{"--spec", run(nanSummary)}, "nan.json: not a JSON object", 1},
 		{"missing measured file", []string{"--spec", write("m.json", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"gone.json","setup":{}}]}`)}, "gone.json", 1},
-		{"unknown coefficient", []string{"--spec", run(wrongSchema), "--fit", "warp_factor"}, "wrong.json", 1},
+		{"unknown coefficient", []string{"--spec", run(wrongSchema), "--fit", "warp_factor"}, `--fit: unknown coefficient "warp_factor"`, 2},
 		{"bad evals", []string{"--spec", "x", "--max-evals", "0"}, "--max-evals 0", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) { calibrateFails(t, dir, tc.name, tc.args, tc.want, tc.code) })

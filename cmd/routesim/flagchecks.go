@@ -37,10 +37,6 @@ const (
 	// maxPlanSearches bounds plan's searches: policies × --setting
 	// combinations × --traffic-scale values, each a bisection of runs.
 	maxPlanSearches = 10_000
-	// maxCalibrateEvals bounds calibrate --max-evals: each evaluation
-	// simulates every measured run, so 100,000 are days of fitting; the
-	// default is 1,500.
-	maxCalibrateEvals = 100_000
 	// maxGPUHourCost bounds plan --gpu-hour-cost (any currency): the cost
 	// per million requests it yields stays finite.
 	maxGPUHourCost = 1e9
