@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-// KV is Dynamo's KV-aware router. Each eligible worker w costs
+// KV is Dynamo's KV-aware router. Each worker w costs
 //
 //	scale · max((prefill_w + ISL)/B − credit · overlap_w, 0) + decode_w
 //
@@ -15,20 +15,28 @@ import (
 // token, overlap_w the request's leading blocks the router believes cached
 // on w, and decode_w the distinct blocks of w's in-flight requests plus the
 // request's blocks not among them. Temperature 0 picks the cheapest worker
-// (uniform tie-break); T > 0 samples p_w ∝ exp(−(c_w − c_min)/((c_max −
-// c_min)·T)). Busy, if set, excludes busy workers and rejects when all are
-// busy; Queue, if set, parks requests while every worker is prefill-busy.
+// (uniform tie-break, or Release.TreeSizeTieBreak's); T > 0 samples p_w ∝
+// exp(−(c_w − c_min)/((c_max − c_min)·T)). Queue, if set, parks requests
+// while every worker is prefill-busy. Admit is the busy monitor the router
+// stage runs (KV is an Admitter): under ExcludeBusy the monitor's
+// overloaded workers are skipped and a request finding all of them
+// overloaded is refused; under FleetGate the router stage refuses after
+// the choice.
 type KV struct {
 	Rand        *rand.Rand
 	Credit      float64 // overlap_score_credit
 	Scale       float64 // prefill_load_scale
 	Temperature float64 // router_temperature
-	Busy        *BusyMonitor
 	Queue       *QueueGate
+	Admit       Admission
+	Release     Release // the release modelled (tie-break, messages)
 
 	loads  []WorkerLoad // reused between decisions
 	scores []float64
 }
+
+// Admission implements Admitter.
+func (p *KV) Admission() Admission { return p.Admit }
 
 // Cost is the worker's cost for request r (lower wins).
 func (p *KV) Cost(r *Request, v View, w int) float64 {
@@ -52,45 +60,79 @@ func (p *KV) Route(r *Request, v View) Decision {
 	p.loads = Loads(v, r.Blocks, p.loads)
 	p.scores = slices.Grow(p.scores[:0], len(p.loads))[:len(p.loads)]
 	scores := p.scores
-	busy, bs, isl := 0, v.BlockSize(), r.InputTokens
+	var over OverloadView
+	if p.Admit.Gate == ExcludeBusy && p.Admit.Armed() {
+		over, _ = v.(OverloadView)
+	}
+	excluded, bs, isl := 0, v.BlockSize(), r.InputTokens
 	// One pass scores every worker and, at temperature 0, keeps argmin's
 	// running minimum with its tie draws, in argmin's order.
 	m := minPick{best: -1}
-	bm, pick, loads := p.Busy, p.Temperature <= 0, p.loads[:len(scores)]
+	pick, uniform, loads := p.Temperature <= 0, !p.Release.TreeSizeTieBreak, p.loads[:len(scores)]
 	for w := range scores {
-		l := &loads[w]
-		if bm != nil && bm.over(bm.active(w, v, l), l) {
+		if over != nil && over.Overloaded(w) {
 			scores[w] = math.Inf(1)
-			busy++
+			excluded++
 			continue
 		}
-		s := p.cost(isl, l, bs)
+		s := p.cost(isl, &loads[w], bs)
 		scores[w] = s
-		if pick {
+		if pick && uniform {
 			m.offer(w, s, p.Rand)
 		}
 	}
-	if busy == len(scores) {
-		return Decision{Action: RejectBusy, Reason: MsgAllBusy, Scores: scores}
+	if excluded == len(scores) {
+		return Decision{Action: RejectBusy, Reason: p.Admit.OverloadMessage, Scores: scores}
 	}
 	w, reason := m.best, "min cost"
-	if !pick {
+	switch {
+	case !pick:
 		w, reason = softmax(scores, p.Temperature, p.Rand), "softmax over cost"
+	case !uniform:
+		w, reason = treeTie(scores, v), "min cost (ties: smallest prefix index)"
 	}
 	if w < 0 {
-		return p.overflowed(v, scores)
+		return p.overflowed(scores, over)
 	}
 	return Decision{Worker: w, Reason: reason, Scores: scores}
+}
+
+// treeTie is v0.9's argmin: among the minimum-cost workers, the one whose
+// prefix index holds the fewest blocks, then the lowest index (upstream
+// iterates a hash map there; routesim takes a fixed order). −1 if no cost
+// is finite.
+func treeTie(scores []float64, v View) int {
+	tv, _ := v.(TreeView)
+	best := -1
+	for w, s := range scores {
+		if !(s <= maxFinite) {
+			continue
+		}
+		switch {
+		case best < 0 || s < scores[best]:
+			best = w
+		case s == scores[best] && tv != nil && tv.StoredBlocks(w) < tv.StoredBlocks(best):
+			best = w
+		}
+	}
+	return best
+}
+
+// TreeView is a View that also reports how many blocks the router's
+// prefix index holds for each worker (v0.9's tie-break reads it).
+type TreeView interface {
+	View
+	StoredBlocks(w int) int
 }
 
 // overflowed decides when every eligible worker's cost overflowed (+Inf
 // or NaN: a scale or credit too large for float64, which Params.Validate
 // refuses but a KV built by hand may carry): those workers tie at the
-// largest finite cost, drawn uniformly; busy workers stay excluded.
-func (p *KV) overflowed(v View, scores []float64) Decision {
+// largest finite cost, drawn uniformly; excluded workers stay excluded.
+func (p *KV) overflowed(scores []float64, over OverloadView) Decision {
 	m := minPick{best: -1}
 	for w := range scores {
-		if l := &p.loads[w]; p.Busy == nil || !p.Busy.over(p.Busy.active(w, v, l), l) {
+		if over == nil || !over.Overloaded(w) {
 			scores[w] = maxFinite
 			m.offer(w, maxFinite, p.Rand)
 		}
@@ -138,50 +180,6 @@ func softmax(scores []float64, temp float64, rng *rand.Rand) int {
 		u -= wt
 	}
 	return last
-}
-
-// BusyMonitor is Dynamo's worker busy check: a worker is busy when any
-// enabled threshold is reached. A zero threshold is off.
-type BusyMonitor struct {
-	// DecodeBlocksThreshold: busy when active blocks ≥ this × KV capacity.
-	DecodeBlocksThreshold float64
-	// PrefillTokensThreshold: busy when router-tracked prefill tokens exceed it.
-	PrefillTokensThreshold int
-	// PrefillTokensThresholdFrac: busy when prefill tokens exceed this ×
-	// max_num_batched_tokens.
-	PrefillTokensThresholdFrac float64
-	// EngineSignal takes active blocks from the worker's published KV usage
-	// instead of the router's own bookkeeping.
-	EngineSignal bool
-}
-
-// IsBusy reports whether worker w is busy in view v.
-func (b *BusyMonitor) IsBusy(w int, v View) bool {
-	l := WorkerLoad{Prefill: v.PrefillTokens(w), Active: v.ActiveBlocks(w), Capacity: v.KVCapacity(w), MaxBatched: v.MaxNumBatchedTokens(w)}
-	return b.busy(w, v, &l)
-}
-
-// busy is IsBusy on w's load l (the engine signal still comes from v).
-func (b *BusyMonitor) busy(w int, v View, l *WorkerLoad) bool {
-	return b.over(b.active(w, v, l), l)
-}
-
-// active is w's active blocks for the decode threshold: the router's own
-// count in l, or the engine's published KV usage.
-func (b *BusyMonitor) active(w int, v View, l *WorkerLoad) int {
-	if b.EngineSignal {
-		return v.EngineKVUsed(w)
-	}
-	return l.Active
-}
-
-// over applies the thresholds to active blocks and l's prefill tokens.
-func (b *BusyMonitor) over(active int, l *WorkerLoad) bool {
-	if b.DecodeBlocksThreshold > 0 && float64(active) >= b.DecodeBlocksThreshold*float64(l.Capacity) {
-		return true
-	}
-	return (b.PrefillTokensThreshold > 0 && l.Prefill > b.PrefillTokensThreshold) ||
-		(b.PrefillTokensThresholdFrac > 0 && float64(l.Prefill) > b.PrefillTokensThresholdFrac*float64(l.MaxBatched))
 }
 
 // QueueGate is Dynamo's router queue: a request is parked while every

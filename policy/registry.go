@@ -25,13 +25,18 @@ type Params struct {
 	PrefillLoadScale   float64 `json:"prefill_load_scale"`   // --prefill-load-scale
 	RouterTemperature  float64 `json:"router_temperature"`   // --router-temperature
 
-	ActiveDecodeBlocksThreshold      float64 `json:"active_decode_blocks_threshold"`       // 0 = off
-	ActivePrefillTokensThreshold     int     `json:"active_prefill_tokens_threshold"`      // 0 = off
-	ActivePrefillTokensThresholdFrac float64 `json:"active_prefill_tokens_threshold_frac"` // 0 = off
-	BusySignal                       string  `json:"busy_signal"`                          // router or engine
+	// Dynamo's busy monitor and router queue: 0 = off, negative = the
+	// default of the release DynamoVersion names.
+	ActiveDecodeBlocksThreshold      float64 `json:"active_decode_blocks_threshold"`
+	ActivePrefillTokensThreshold     int     `json:"active_prefill_tokens_threshold"`
+	ActivePrefillTokensThresholdFrac float64 `json:"active_prefill_tokens_threshold_frac"`
+	RouterQueueThreshold             float64 `json:"router_queue_threshold"` // θ
+	MaxQueuedISLTokens               int     `json:"max_queued_isl_tokens"`  // 0 = unbounded
 
-	RouterQueueThreshold float64 `json:"router_queue_threshold"` // θ
-	MaxQueuedISLTokens   int     `json:"max_queued_isl_tokens"`  // 0 = unbounded
+	// DynamoVersion is the Dynamo release whose router the kv policies
+	// model ("" = DefaultDynamoVersion); set from the run description's
+	// dynamo_version, not a policy parameter of its own.
+	DynamoVersion string `json:"-"`
 
 	// SGLang model gateway, cache_aware.
 	CacheThreshold      float64 `json:"cache_threshold"`
@@ -142,16 +147,14 @@ var ParamList = []Param{
 		Help: "weight of the prefill term in the KV cost (Dynamo prefill_load_scale)"},
 	{Flag: "router-temperature", Default: 0, Max: maxWeight, Float: func(p *Params) *float64 { return &p.RouterTemperature },
 		Help: "0 = cheapest worker (uniform tie-break); > 0 = softmax sampling over range-normalised costs"},
-	{Flag: "active-decode-blocks-threshold", Default: 1, Max: maxWeight, Float: func(p *Params) *float64 { return &p.ActiveDecodeBlocksThreshold },
-		Help: "busy when active KV blocks ≥ this × KV capacity (0 = off)"},
-	{Flag: "active-prefill-tokens-threshold", Default: 0, Max: maxTokens, Int: func(p *Params) *int { return &p.ActivePrefillTokensThreshold },
-		Help: "busy when router-tracked prefill tokens exceed this (0 = off)"},
-	{Flag: "active-prefill-tokens-threshold-frac", Default: 0, Max: maxWeight, Float: func(p *Params) *float64 { return &p.ActivePrefillTokensThresholdFrac },
-		Help: "busy when prefill tokens exceed this × max-num-batched-tokens (0 = off)"},
-	{Flag: "busy-signal", DefaultString: "router", Choices: []string{"router", "engine"}, String: func(p *Params) *string { return &p.BusySignal },
-		Help: "active blocks for the busy check: router (own bookkeeping) or engine (published KV usage, see --metrics-lag)"},
-	{Flag: "router-queue-threshold", Default: 16, Max: maxWeight, Float: func(p *Params) *float64 { return &p.RouterQueueThreshold },
-		Help: "park requests while every worker has more than this × max-num-batched-tokens prefill tokens"},
+	{Flag: "active-decode-blocks-threshold", Default: -1, Min: -1, Max: maxWeight, Float: func(p *Params) *float64 { return &p.ActiveDecodeBlocksThreshold },
+		Help: "busy when the router's booked prompt blocks, or the engine's published kv_used_blocks, exceed this × the worker's total blocks (0 = off; −1 = the --dynamo-version's default)"},
+	{Flag: "active-prefill-tokens-threshold", Default: -1, Min: -1, Max: maxTokens, Int: func(p *Params) *int { return &p.ActivePrefillTokensThreshold },
+		Help: "busy when router-tracked prefill tokens exceed this (0 = off; −1 = the --dynamo-version's default)"},
+	{Flag: "active-prefill-tokens-threshold-frac", Default: -1, Min: -1, Max: maxWeight, Float: func(p *Params) *float64 { return &p.ActivePrefillTokensThresholdFrac },
+		Help: "busy when router-tracked prefill tokens exceed this × max-num-batched-tokens (0 = off; −1 = the --dynamo-version's default)"},
+	{Flag: "router-queue-threshold", Default: -1, Min: -1, Max: maxWeight, Float: func(p *Params) *float64 { return &p.RouterQueueThreshold },
+		Help: "park requests while every worker has more than this × max-num-batched-tokens router-tracked prefill tokens (0 = no queue; −1 = the --dynamo-version's default)"},
 	{Flag: "max-queued-isl-tokens", Default: 0, Max: maxTokens, Int: func(p *Params) *int { return &p.MaxQueuedISLTokens },
 		Help: "reject instead of parking once this many input tokens are queued (0 = unbounded)"},
 
@@ -252,17 +255,20 @@ func (p Params) ScrapePeriod() time.Duration {
 // RouterFlags are the router settings (not policy parameters) that only
 // some policies observe: the KV-event lag matters to a KV-aware policy, the
 // published-usage lag to one with a busy signal.
-var RouterFlags = []string{"kv-event-lag", "metrics-lag"}
+var RouterFlags = []string{"kv-event-lag", "metrics-lag", "event-plane-delay"}
 
 // Reads lists every tunable flag the policy's behaviour depends on: its
 // parameters (Uses), then the router settings it observes.
 func (e Entry) Reads() []string {
 	out := append([]string(nil), e.Uses...)
-	if slices.Contains(e.Uses, "busy-signal") || e.EngineMetrics {
+	if e.EngineMetrics || e.EngineMetricsWhen != nil {
 		out = append(out, "metrics-lag")
 	}
 	if e.KVAware || e.KVAwareWhen != nil {
 		out = append(out, "kv-event-lag")
+	}
+	if slices.Contains(e.Uses, "active-decode-blocks-threshold") {
+		out = append(out, "event-plane-delay")
 	}
 	return out
 }
@@ -286,7 +292,11 @@ type Entry struct {
 	// EngineMetrics policies read the workers' published (scraped) KV
 	// usage and waiting queues, stale by the metrics lag.
 	EngineMetrics bool
-	New           Factory
+	// EngineMetricsWhen, if set, makes the policy read them for some
+	// parameter values only (Dynamo's busy monitor reads the engine's
+	// kv_used_blocks, which can trip it only below a threshold of 1).
+	EngineMetricsWhen func(Params) bool
+	New               Factory
 }
 
 // Sized is a policy whose memory grows with the number of workers times
@@ -319,7 +329,7 @@ type RouterNeeds struct {
 
 // Needs is what the policy, with parameters p, needs from the router stage.
 func (e Entry) Needs(p Params) RouterNeeds {
-	n := RouterNeeds{KV: e.NeedsKV(p), EngineMetrics: e.EngineMetrics || p.BusySignal == "engine"}
+	n := RouterNeeds{KV: e.NeedsKV(p), EngineMetrics: e.EngineMetrics || (e.EngineMetricsWhen != nil && e.EngineMetricsWhen(p))}
 	if e.EngineMetrics && slices.Contains(e.Uses, "refresh-metrics-interval") {
 		n.ScrapePeriod = p.ScrapePeriod()
 	}
@@ -328,8 +338,54 @@ func (e Entry) Needs(p Params) RouterNeeds {
 
 var kvParams = []string{"overlap-score-credit", "prefill-load-scale", "router-temperature"}
 
+// dynamoKVParams are kv's parameters: the cost's, the busy monitor's three
+// thresholds, then the router queue's.
+var dynamoKVParams = append(kvParams[:len(kvParams):len(kvParams)], "active-decode-blocks-threshold", "active-prefill-tokens-threshold",
+	"active-prefill-tokens-threshold-frac", "router-queue-threshold", "max-queued-isl-tokens")
+
 func newKV(p Params) *KV {
 	return &KV{Rand: p.Rand, Credit: p.OverlapScoreCredit, Scale: p.PrefillLoadScale, Temperature: p.RouterTemperature}
+}
+
+// engineUsageMatters says the busy monitor of a kv policy with p can be
+// tripped by the engine's published kv_used_blocks: only by a decode
+// threshold below 1, since the engine never uses more than its total
+// blocks (routesim then keeps the engine feed; it costs the decode runs).
+func engineUsageMatters(p Params) bool {
+	k := newDynamoKV(p)
+	return k.Admit.Armed() && k.Admit.Gate != NoGate && k.Admit.DecodeBlocksFrac > 0 && k.Admit.DecodeBlocksFrac < 1
+}
+
+// newDynamoKV is Dynamo's KV router as p.DynamoVersion ships it, with every
+// parameter p sets (≥ 0) overriding the release's default.
+func newDynamoKV(p Params) *KV {
+	rel, err := ReleaseOf(p.DynamoVersion)
+	if err != nil { // the run description validates the version first
+		rel, _ = ReleaseOf(DefaultDynamoVersion)
+	}
+	orF := func(v, def float64) float64 {
+		if v < 0 {
+			return def
+		}
+		return v
+	}
+	orI := func(v, def int) int {
+		if v < 0 {
+			return def
+		}
+		return v
+	}
+	k := newKV(p)
+	k.Release = rel
+	k.Admit = Admission{
+		DecodeBlocksFrac: orF(p.ActiveDecodeBlocksThreshold, rel.DecodeBlocksFrac), PrefillTokens: orI(p.ActivePrefillTokensThreshold, rel.PrefillTokens),
+		PrefillTokensFrac: orF(p.ActivePrefillTokensThresholdFrac, rel.PrefillTokensFrac), Gate: rel.Gate,
+		ReconcileNs: rel.ReconcileNs, KeepOverloaded: rel.KeepOverloaded, OverloadMessage: rel.OverloadMessage,
+	}
+	if q := orF(p.RouterQueueThreshold, rel.QueueThreshold); q > 0 {
+		k.Queue = &QueueGate{Threshold: q, MaxQueuedISLTokens: p.MaxQueuedISLTokens}
+	}
+	return k
 }
 
 // registry is the one list of policies; nothing else names them.
@@ -418,32 +474,31 @@ var registry = map[string]Entry{
 		New:     func(p Params) Policy { return &PowerOfTwo{Rand: p.Rand} },
 	},
 	"kv": {
-		Summary: "Dynamo's KV cost (prefill blocks after prefix credit + decode blocks), no admission control",
-		Uses:    kvParams, KVAware: true,
-		New: func(p Params) Policy { return newKV(p) },
+		Summary: "Dynamo's KV router (--router-mode kv) as --dynamo-version ships it: cost argmin; v1.2 adds the router queue (4 × max-num-batched-tokens) and the busy monitor's fleet gate (book, then 503 when its free set is empty); v1.4 has neither by default (thresholds set: busy workers excluded one by one, 529); v0.9 is cost only",
+		Source:  "ai-dynamo/dynamo main at each release's cut (routesim policies --dynamo-version V lists the files)",
+		Uses:    dynamoKVParams, KVAware: true, EngineMetricsWhen: engineUsageMatters,
+		New: func(p Params) Policy { return newDynamoKV(p) },
 	},
 	"kv-admission": {
-		Summary: "kv + busy monitor: busy workers excluded; all busy → 503 \"" + MsgAllBusy + "\" (Dynamo v1.2 --router-mode kv)",
-		Uses: append(kvParams[:len(kvParams):len(kvParams)], "active-decode-blocks-threshold", "active-prefill-tokens-threshold",
-			"active-prefill-tokens-threshold-frac", "busy-signal"),
-		KVAware: true,
+		Summary: "recipe: kv with --router-queue-threshold 0 (no router queue): the busy monitor alone",
+		Uses:    dynamoKVParams[: len(kvParams)+3 : len(kvParams)+3], KVAware: true, EngineMetricsWhen: engineUsageMatters,
 		New: func(p Params) Policy {
-			k := newKV(p)
-			k.Busy = &BusyMonitor{
-				DecodeBlocksThreshold: p.ActiveDecodeBlocksThreshold, PrefillTokensThreshold: p.ActivePrefillTokensThreshold,
-				PrefillTokensThresholdFrac: p.ActivePrefillTokensThresholdFrac, EngineSignal: p.BusySignal == "engine",
-			}
-			return k
+			p.RouterQueueThreshold = 0
+			return newDynamoKV(p)
 		},
 	},
 	"kv-backpressure": {
-		Summary: "kv + router queue: park while every worker is prefill-busy, FCFS with head-of-line blocking; over --max-queued-isl-tokens → 503",
+		Summary: "recipe: kv with --active-decode-blocks-threshold 0 --active-prefill-tokens-threshold 0 --active-prefill-tokens-threshold-frac 0 (no busy monitor): the router queue alone, at the release's threshold (4 where it ships none)",
 		Uses:    append(kvParams[:len(kvParams):len(kvParams)], "router-queue-threshold", "max-queued-isl-tokens"),
 		KVAware: true,
 		New: func(p Params) Policy {
-			k := newKV(p)
-			k.Queue = &QueueGate{Threshold: p.RouterQueueThreshold, MaxQueuedISLTokens: p.MaxQueuedISLTokens}
-			return k
+			p.ActiveDecodeBlocksThreshold, p.ActivePrefillTokensThreshold, p.ActivePrefillTokensThresholdFrac = 0, 0, 0
+			if p.RouterQueueThreshold < 0 {
+				if r, _ := ReleaseOf(p.DynamoVersion); r.QueueThreshold == 0 {
+					p.RouterQueueThreshold = 4
+				}
+			}
+			return newDynamoKV(p)
 		},
 	},
 }

@@ -35,7 +35,7 @@ func (s *Spec) checkDelays() []error {
 	for _, d := range []struct {
 		field  string
 		v, max time.Duration
-	}{{"kv_event_lag", s.KVEventLag, maxLag}, {"metrics_lag", s.MetricsLag, maxLag}, {"retry_backoff", s.RetryBackoff, maxRetryBackoff}} {
+	}{{"kv_event_lag", s.KVEventLag, maxLag}, {"metrics_lag", s.MetricsLag, maxLag}, {"event_plane_delay", s.EventPlaneDelay, maxLag}, {"retry_backoff", s.RetryBackoff, maxRetryBackoff}} {
 		if d.v < 0 || d.v > d.max {
 			errs = append(errs, inputerr.Fieldf(d.field, "%s must be in [0, %s]", d.v, d.max))
 		}

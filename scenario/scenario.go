@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/routesim/routesim/internal/inputerr"
@@ -85,10 +83,13 @@ type Spec struct {
 	// RequestTimeoutS is how many seconds a client waits for a full
 	// response before it gives up (0 = forever).
 	RequestTimeoutS float64 `json:"request_timeout_s,omitempty"`
-	// DynamoVersion is the Dynamo release whose frontend conventions apply
-	// (empty = 1.2.0, the study's): its busy rejections answer 503 up to
-	// v1.2 and 529 from v1.3.
+	// DynamoVersion is the Dynamo release whose router the kv policies
+	// model and whose frontend answers refusals (empty = 1.2.0, the
+	// study's): every default of policy.ReleaseOf(DynamoVersion).
 	DynamoVersion string `json:"dynamo_version,omitempty"`
+	// EventPlaneDelay delays the router's load messages to its busy
+	// monitor (Dynamo's ActiveLoad over the event plane).
+	EventPlaneDelay time.Duration `json:"event_plane_delay,omitempty"`
 }
 
 // Defaults is the CLI's default run: the embedded conversation trace on
@@ -135,8 +136,8 @@ func (s *Spec) Validate() error {
 	if _, err := s.kvBytes(); err != nil {
 		errs = append(errs, err)
 	}
-	if _, err := parseVersion(s.DynamoVersion); err != nil {
-		errs = append(errs, err)
+	if _, err := policy.ReleaseOf(s.DynamoVersion); err != nil {
+		errs = append(errs, inputerr.Wrap("dynamo_version", err))
 	}
 	if err := s.filter().Validate(); err != nil {
 		errs = append(errs, err)
@@ -216,34 +217,14 @@ func (s *Spec) checkEngine() error {
 	return errors.Join(errs...)
 }
 
-// overloadCode is the HTTP status of Dynamo's busy rejections: 503 up to
-// v1.2, 529 from v1.3 (PR #10941, 2026-06-24; DYN_HTTP_OVERLOAD_STATUS_CODE
-// can set it back: shared/router-notes.md §2).
+// overloadCode is the HTTP status of Dynamo's busy rejections in the
+// release version names: 503 up to v1.2, 529 from v1.3 (PR #10941).
 func overloadCode(version string) int {
-	if v, err := parseVersion(version); err == nil && (v[0] > 1 || v[0] == 1 && v[1] >= 3) {
-		return 529
+	r, err := policy.ReleaseOf(version)
+	if err != nil {
+		return 503
 	}
-	return 503
-}
-
-// parseVersion reads MAJOR.MINOR[.PATCH] (empty = 1.2.0).
-func parseVersion(v string) ([2]int, error) {
-	if v == "" {
-		return [2]int{1, 2}, nil
-	}
-	parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3)
-	if len(parts) < 2 {
-		return [2]int{}, inputerr.Fieldf("dynamo_version", "%q: want MAJOR.MINOR[.PATCH]", v)
-	}
-	var out [2]int
-	for i := 0; i < 2; i++ {
-		n, err := strconv.Atoi(parts[i])
-		if err != nil || n < 0 {
-			return [2]int{}, inputerr.Fieldf("dynamo_version", "%q: want MAJOR.MINOR[.PATCH]", v)
-		}
-		out[i] = n
-	}
-	return out, nil
+	return r.OverloadCode
 }
 
 func (s *Spec) kvBytes() (int, error) {
@@ -341,11 +322,11 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	needs := entry.Needs(s.Policies)
+	needs := entry.Needs(s.policyParams())
 	cfg := sim.Config{Pools: sim.Single(s.N, wc, prof), Seed: s.Seed, CheckInvariants: s.CheckInvariants,
 		Router: sim.RouterConfig{
 			KVAware: needs.KV, EngineSignal: needs.EngineMetrics, MetricsScrapePeriod: sim.Time(needs.ScrapePeriod),
-			KVEventLag: sim.Time(s.KVEventLag), MetricsLag: sim.Time(s.MetricsLag),
+			KVEventLag: sim.Time(s.KVEventLag), MetricsLag: sim.Time(s.MetricsLag), EventPlaneDelay: sim.Time(s.EventPlaneDelay),
 			Retries: s.Retry, RetryBackoff: sim.Time(s.RetryBackoff), Timeout: clockTime(s.RequestTimeoutS),
 			OverloadCode: overloadCode(s.DynamoVersion),
 		}}
@@ -451,7 +432,14 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // NewPolicy builds a fresh policy for one run of b, seeded from the spec.
 func (s *Spec) NewPolicy() (policy.Policy, error) {
-	p := s.Policies
+	p := s.policyParams()
 	p.Rand = sim.Stream(s.Seed, "router")
 	return policy.New(s.Policy, p)
+}
+
+// policyParams are the spec's policy parameters with its Dynamo release.
+func (s *Spec) policyParams() policy.Params {
+	p := s.Policies
+	p.DynamoVersion = s.DynamoVersion
+	return p
 }

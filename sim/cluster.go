@@ -47,6 +47,7 @@ const (
 	KindResend               // a client re-sends a rejected request; Arg = request
 	KindFollowUp             // a closed-loop client sends its next request; Arg = request
 	KindKVEvent              // lagged KV events reach the router
+	KindMonitor              // messages reach the busy monitor
 	KindRoute                // frontend done, the router decides; Arg = request
 	KindStepEnd              // a worker's step finishes; Arg = worker
 	KindKick                 // an idle worker looks for work; Arg = worker
@@ -134,6 +135,14 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 	}
 	c.nvml = newNVML(c.workers, cfg.NVML)
 	c.rt = newRouter(c.workers, cfg.Router, c.eng.Now)
+	if a, ok := pol.(policy.Admitter); ok && a.Admission().Armed() {
+		adm := a.Admission()
+		phase := Time(0)
+		if adm.ReconcileNs > 0 {
+			phase = Time(Stream(cfg.Seed, "monitor").Int64N(adm.ReconcileNs))
+		}
+		c.rt.mon = newMonitor(adm, c.workers, cfg.Router.EventPlaneDelay, cfg.Router.MetricsLag, phase)
+	}
 	c.reqs.recycled = c.rt.forgetScans
 	c.runs = !cfg.StepByStep && cfg.Observer == nil && !cfg.CheckInvariants && c.rt.engine == nil
 	if c.src != nil {
@@ -183,6 +192,8 @@ func (c *cluster) Handle(e Event) {
 		c.route(e.Arg)
 	case KindKVEvent:
 		c.deliverKV()
+	case KindMonitor:
+		c.deliverMonitor()
 	case KindStepEnd:
 		w := c.workers[e.Arg]
 		if w.run.k > 0 {
@@ -291,6 +302,9 @@ func (c *cluster) startStep(w *worker) {
 	}
 	b := w.schedule()
 	c.rt.publishUsage(w.id, c.eng.Now(), w.kv.Used(), w.numWaiting())
+	if c.rt.engine != nil {
+		c.engineUsage(w.id, w.kv.Used())
+	}
 	if len(w.sched) == 0 {
 		return
 	}
@@ -402,12 +416,14 @@ func (c *cluster) sampled(ri int32) {
 	case 1:
 		r.firstToken = now
 		c.rt.firstToken(int(r.worker), r.booked)
+		c.activeLoad(int(r.worker))
 		c.drainDue = true
 	case 2:
 		r.secondToken = now
 	}
 	if r.generated == int(r.osl) {
 		c.rt.finish(int(r.worker), r.prompt())
+		c.activeLoad(int(r.worker))
 		c.drainDue = true
 		c.end(ri, StatusOK, "")
 	}

@@ -124,6 +124,7 @@ func (c *cluster) timeout(i int32) {
 			c.rt.firstToken(w.id, r.booked)
 		}
 		c.rt.finish(w.id, r.prompt())
+		c.activeLoad(w.id)
 		if w.run.k > 0 {
 			c.cut(w)
 		}
@@ -158,8 +159,24 @@ func (c *cluster) dispatch(i int32, w int) {
 		panic(fmt.Sprintf("sim: policy chose worker %d of %d", w, len(c.workers)))
 	}
 	r := c.reqs.at(i)
-	r.worker, r.dispatched = int32(w), c.eng.Now()
 	r.booked = c.rt.book(w, r.job.InputTokens, r.prompt())
+	c.activeLoad(w)
+	if c.gateRefuses() {
+		// Dynamo v1.2 books the chosen worker first and, refused, releases
+		// the booking (two ActiveLoads) and re-checks its queue.
+		c.rt.firstToken(w, r.booked)
+		c.rt.finish(w, r.prompt())
+		c.activeLoad(w)
+		c.drainDue = true
+		msg := c.rt.mon.adm.OverloadMessage
+		if c.cfg.Decisions != nil {
+			c.cfg.Decisions.Decision(c.eng.Now(), int(i), len(r.attempts)+1, policy.Decision{Action: policy.RejectBusy,
+				Reason: fmt.Sprintf("refused after booking worker %d: the busy monitor's free set is empty (%s)", w, msg)})
+		}
+		c.reject(i, StatusRejectedBusy, msg)
+		return
+	}
+	r.worker, r.dispatched = int32(w), c.eng.Now()
 	wk := c.workers[w]
 	if wk.run.k > 0 {
 		c.cut(wk)

@@ -40,18 +40,19 @@ func (h *holders) at(i int) []int32 {
 	return h.posts[s.val-listTag]
 }
 
-// add records that w holds block b (once, however often it is told).
-// One probe of the hash table finds b for both the check and the insert.
-func (h *holders) add(w int, b uint64) {
+// add records that w holds block b (once, however often it is told) and
+// reports whether it is new. One probe of the hash table finds b for both
+// the check and the insert.
+func (h *holders) add(w int, b uint64) bool {
 	i, found := h.lists.lookup(b)
 	if !found {
 		h.lists.slots[h.lists.insertAt(i, b, 1)].aux = int32(w)
-		return
+		return true
 	}
 	s := &h.lists.slots[i]
 	if s.val < listTag {
 		if int(s.aux) == w {
-			return
+			return false
 		}
 		var id int32
 		if n := len(h.free); n > 0 {
@@ -62,32 +63,37 @@ func (h *holders) add(w int, b uint64) {
 		}
 		h.posts[id] = append(h.posts[id][:0], s.aux, int32(w))
 		s.val = listTag + id
-		return
+		return true
 	}
 	id := s.val - listTag
-	if list := h.posts[id]; !slices.Contains(list, int32(w)) {
-		h.posts[id] = append(list, int32(w))
+	list := h.posts[id]
+	if slices.Contains(list, int32(w)) {
+		return false
 	}
+	h.posts[id] = append(list, int32(w))
+	return true
 }
 
-// remove forgets that w holds block b, if it did.
-func (h *holders) remove(w int, b uint64) {
+// remove forgets that w holds block b, if it did, and reports whether it
+// did.
+func (h *holders) remove(w int, b uint64) bool {
 	i := h.lists.find(b)
 	if i < 0 {
-		return
+		return false
 	}
 	s := &h.lists.slots[i]
 	if s.val < listTag {
 		if int(s.aux) == w {
 			h.lists.delSlot(i)
+			return true
 		}
-		return
+		return false
 	}
 	id := s.val - listTag
 	list := h.posts[id]
 	k := slices.Index(list, int32(w))
 	if k < 0 {
-		return
+		return false
 	}
 	list[k] = list[len(list)-1]
 	list = list[:len(list)-1]
@@ -97,6 +103,7 @@ func (h *holders) remove(w int, b uint64) {
 		h.posts[id] = list[:0]
 		h.free = append(h.free, id)
 	}
+	return true
 }
 
 // scanKey names what a cached scan is of (one request's blocks, by the

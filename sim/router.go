@@ -33,6 +33,8 @@ type router struct {
 	queuedISL int
 
 	pending []kvEvent // KV events in flight to the router, in delivery order
+	mon     *monitor  // the busy monitor of an Admitter policy, if armed
+	nStored []int     // blocks the prefix index holds per worker (KV-aware only)
 }
 
 // RouterConfig configures the router stage around the policy.
@@ -48,6 +50,10 @@ type RouterConfig struct {
 	KVEventLag Time
 	// MetricsLag delays the workers' published KV usage.
 	MetricsLag Time
+	// EventPlaneDelay delays the router's own load messages (Dynamo's
+	// ActiveLoad, after every booking, first token and release) on their
+	// way to the busy monitor.
+	EventPlaneDelay Time
 	// MetricsScrapePeriod, if > 0, makes the router see the published
 	// metrics only as of its last scrape, at multiples of the period (after
 	// MetricsLag): llm-d's endpoint picker refreshes them every 50 ms.
@@ -98,6 +104,7 @@ func newRouter(workers []*worker, rc RouterConfig, now func() Time) *router {
 	if rc.KVAware {
 		r.refs, r.scan = newFlightTree(n), newPrefixScan(n)
 		r.stored, r.overlaps = newHolders(), newOverlapScan(n)
+		r.nStored = make([]int, n)
 	}
 	if rc.EngineSignal {
 		r.engine = make([]engineFeed, n)
@@ -281,12 +288,28 @@ func (r *router) finish(w int, blocks []uint64) {
 }
 
 func (r *router) applyKV(e kvEvent) {
+	w := int(e.worker)
 	if e.stored {
-		r.stored.add(int(e.worker), e.hash)
-	} else {
-		r.stored.remove(int(e.worker), e.hash)
+		if r.stored.add(w, e.hash) {
+			r.nStored[w]++
+		}
+	} else if r.stored.remove(w, e.hash) {
+		r.nStored[w]--
 	}
 	r.storedVer++
+}
+
+// Overloaded implements policy.OverloadView: worker w is in the busy set
+// the monitor last pushed.
+func (r *router) Overloaded(w int) bool { return r.mon != nil && r.mon.overloaded(w) }
+
+// StoredBlocks implements policy.TreeView: the blocks the prefix index
+// holds for worker w.
+func (r *router) StoredBlocks(w int) int {
+	if r.nStored == nil {
+		return 0
+	}
+	return r.nStored[w]
 }
 
 func (r *router) park(i int32, isl int) {

@@ -21,14 +21,14 @@ var flagAliases = []struct{ alias, flag, from string }{
 	{"router-kv-overlap-score-weight", "prefill-load-scale", "Dynamo ≤ v1.1; the deprecated weight maps to prefill_load_scale"},
 	{"kv-overlap-score-weight", "prefill-load-scale", "Dynamo ≤ v1.1"},
 	{"busy-threshold", "active-decode-blocks-threshold", "Dynamo ≤ Dec 2025"},
-	{"router-mode", "policy", "Dynamo: round-robin, random, kv = kv-admission"},
+	{"router-mode", "policy", "Dynamo: round-robin, random, kv (as --dynamo-version ships it)"},
 	{"max-batch-size", "max-num-seqs", "TRT-LLM"},
 	{"max-num-tokens", "max-num-batched-tokens", "TRT-LLM"},
 }
 
-// routerModes maps Dynamo's --router-mode values to routesim policies
-// (v1.2's kv mode carries the busy monitor: kv-admission).
-var routerModes = map[string]string{"round-robin": "round-robin", "random": "random", "kv": "kv-admission"}
+// routerModes maps Dynamo's --router-mode values to routesim policies:
+// kv is Dynamo's KV router with every default of --dynamo-version.
+var routerModes = map[string]string{"round-robin": "round-robin", "random": "random", "kv": "kv"}
 
 // expandAliases rewrites aliases to routesim's flags: --alias[=v] →
 // --flag[=v], vLLM's -tp → --tp, --no-enable-prefix-caching →

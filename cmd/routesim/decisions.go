@@ -75,3 +75,50 @@ func (t *decisionTrace) commit() error {
 }
 
 func (t *decisionTrace) abort() { t.w.Abort() }
+
+// Busy implements sim.MonitorObserver: a worker entering or leaving the
+// busy monitor's busy set, with the values that decided it.
+func (t *decisionTrace) Busy(at sim.Time, worker int, busy bool, decodeBlocks, engineBlocks, prefillTokens, busyWorkers int) {
+	if t.err != nil {
+		return
+	}
+	state := "free"
+	if busy {
+		state = "busy"
+	}
+	b := t.buf[:0]
+	b = append(b, `{"t_ns":`...)
+	b = strconv.AppendInt(b, int64(at), 10)
+	b = append(b, `,"monitor":`...)
+	b = strconv.AppendQuote(b, state)
+	b = append(b, `,"worker":`...)
+	b = strconv.AppendInt(b, int64(worker), 10)
+	b = append(b, `,"decode_blocks":`...)
+	b = strconv.AppendInt(b, int64(decodeBlocks), 10)
+	b = append(b, `,"engine_blocks":`...)
+	b = strconv.AppendInt(b, int64(engineBlocks), 10)
+	b = append(b, `,"prefill_tokens":`...)
+	b = strconv.AppendInt(b, int64(prefillTokens), 10)
+	b = append(b, `,"busy_workers":`...)
+	b = strconv.AppendInt(b, int64(busyWorkers), 10)
+	b = append(b, "}\n"...)
+	t.buf = b
+	_, t.err = t.w.Write(b)
+}
+
+// Reset implements sim.MonitorObserver: the client's periodic reset of its
+// free set that let a request through a fleet the monitor had pushed as
+// all busy.
+func (t *decisionTrace) Reset(at sim.Time, busyWorkers int) {
+	if t.err != nil {
+		return
+	}
+	b := t.buf[:0]
+	b = append(b, `{"t_ns":`...)
+	b = strconv.AppendInt(b, int64(at), 10)
+	b = append(b, `,"monitor":"reset","busy_workers":`...)
+	b = strconv.AppendInt(b, int64(busyWorkers), 10)
+	b = append(b, "}\n"...)
+	t.buf = b
+	_, t.err = t.w.Write(b)
+}

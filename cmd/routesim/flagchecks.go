@@ -104,9 +104,11 @@ func policiesFlagErrors(changed func(flag string) bool, s *scenario.Spec, names 
 			return nil // reported elsewhere
 		}
 		r := e.Reads()
-		if s.Policies.BusySignal != "engine" && !e.EngineMetrics {
-			// The published-usage lag matters only to the engine busy
-			// signal and to policies that read scraped engine metrics.
+		p := s.Policies
+		p.DynamoVersion = s.DynamoVersion
+		if !e.Needs(p).EngineMetrics {
+			// The published-usage lag matters only to policies that read
+			// the engine's published metrics with these parameters.
 			r = slices.DeleteFunc(r, func(f string) bool { return f == "metrics-lag" })
 		}
 		reads = append(reads, r...)

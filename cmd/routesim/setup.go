@@ -54,10 +54,11 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 		registerParam(fs, &s.Policies, d)
 	}
 	fs.DurationVar(&s.KVEventLag, "kv-event-lag", s.KVEventLag, "delay of the workers' KV stored/removed events reaching the router")
-	fs.DurationVar(&s.MetricsLag, "metrics-lag", s.MetricsLag, "delay of the workers' published KV usage and queues (--busy-signal engine, scraped-metrics policies such as llm-d, which also reads them only every --refresh-metrics-interval; Dynamo publishes 1 ms after a change)")
+	fs.DurationVar(&s.MetricsLag, "metrics-lag", s.MetricsLag, "delay of the workers' published KV usage and queues (Dynamo's busy monitor reads kv_used_blocks, which matters below an --active-decode-blocks-threshold of 1; scraped-metrics policies such as llm-d also read them only every --refresh-metrics-interval; Dynamo publishes 1 ms after a change)")
+	fs.DurationVar(&s.EventPlaneDelay, "event-plane-delay", s.EventPlaneDelay, "delay of the router's own load messages (Dynamo's ActiveLoad after every booking, first token and release) reaching its busy monitor")
 	fs.IntVar(&s.Retry, "retry", s.Retry, "client re-sends of a rejected request (0 = none, like AIPerf)")
 	fs.DurationVar(&s.RetryBackoff, "retry-backoff", s.RetryBackoff, "wait before the first re-send; doubled for each further one")
-	fs.StringVar(&s.DynamoVersion, "dynamo-version", s.DynamoVersion, "Dynamo release whose frontend conventions apply (empty = 1.2.0, the study's): busy and backpressure rejections answer HTTP 503 up to v1.2, 529 from v1.3 (PR #10941)")
+	fs.StringVar(&s.DynamoVersion, "dynamo-version", s.DynamoVersion, "Dynamo release whose KV router --router-mode kv models, with every default (router queue, busy monitor, how busy workers are refused, status code): 0.9.0, 1.2.0 (the default, the 8×A100 study's) or 1.4.0; see routesim policies --dynamo-version V")
 	fs.Float64Var(&s.RequestTimeoutS, "request-timeout-seconds", s.RequestTimeoutS, "seconds a client waits for the full response before it gives up and the engine aborts the request (AIPerf's flag; inference-perf's aiohttp client: 300); 0 = forever")
 }
 
