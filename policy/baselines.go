@@ -2,11 +2,26 @@ package policy
 
 import "math/rand/v2"
 
-// Random picks a worker uniformly at random.
-type Random struct{ Rand *rand.Rand }
+// Random picks a worker uniformly at random, like Dynamo's --router-mode
+// random; with Admit's rule ExcludeBusy, among the workers the busy
+// monitor does not report overloaded (as RoundRobin).
+type Random struct {
+	Rand  *rand.Rand
+	Admit Admission
+	free  []int
+}
+
+// Admission implements Admitter.
+func (p *Random) Admission() Admission { return p.Admit }
 
 // Route draws a worker.
 func (p *Random) Route(_ *Request, v View) Decision {
+	if free, ok := freeWorkers(p.Admit, v, &p.free); ok {
+		if len(free) == 0 {
+			return Decision{Action: RejectBusy, Reason: p.Admit.OverloadMessage}
+		}
+		return Decision{Worker: free[p.Rand.IntN(len(free))], Reason: "uniform among the workers not overloaded"}
+	}
 	return Decision{Worker: p.Rand.IntN(v.NumWorkers()), Reason: "uniform random"}
 }
 

@@ -51,7 +51,7 @@ func TestKVOverflowingCostsStillPickAWorker(t *testing.T) {
 	}{
 		{"kv", KV{Scale: 1e306, Credit: 1}},
 		{"kv softmax", KV{Scale: 1e306, Credit: 1, Temperature: 0.5}},
-		{"kv-admission", KV{Scale: 1e306, Credit: 1, Busy: &BusyMonitor{DecodeBlocksThreshold: 1}}},
+		{"kv excluding overloaded", KV{Scale: 1e306, Credit: 1, Admit: Admission{DecodeBlocksFrac: 1, Gate: ExcludeBusy}}},
 		{"kv-backpressure", KV{Scale: 1e306, Credit: 1, Queue: &QueueGate{Threshold: 16}}},
 		{"kv NaN scale", KV{Scale: math.NaN(), Credit: 1}},
 		{"kv NaN scale softmax", KV{Scale: math.NaN(), Credit: 1, Temperature: 1}},
@@ -82,14 +82,14 @@ func TestKVOverflowingCostsStillPickAWorker(t *testing.T) {
 	if d := k.Route(&Request{InputTokens: 64}, v); d.Worker == 1 {
 		t.Errorf("chose the overflowing worker 1: %+v", d)
 	}
-	// A worker marked busy stays excluded even when the others overflow.
+	// An overloaded worker stays excluded even when the others overflow.
 	v = newFakeView(2)
-	v.active = []int{1000, 0}
-	k = KV{Scale: 1e306, Credit: 1, Rand: testRand(1), Busy: &BusyMonitor{DecodeBlocksThreshold: 1}}
+	v.overloaded = []bool{true, false}
+	k = KV{Scale: 1e306, Credit: 1, Rand: testRand(1), Admit: Admission{DecodeBlocksFrac: 1, Gate: ExcludeBusy}}
 	for i := range 50 {
 		v.prefill[1] = i
 		if d := k.Route(&Request{InputTokens: 64 * 300}, v); d.Worker != 1 {
-			t.Fatalf("chose %d, want 1 (worker 0 is busy)", d.Worker)
+			t.Fatalf("chose %d, want 1 (worker 0 is overloaded)", d.Worker)
 		}
 	}
 }

@@ -32,6 +32,10 @@ type Release struct {
 	// the reset keeps the workers the monitor reported overloaded.
 	ReconcileNs    int64
 	KeepOverloaded bool
+	// FreezeParkedOverlap: a parked request keeps the cached-prefix
+	// overlaps the router computed when it arrived, for its choice and its
+	// booking at dequeue (v1.2; refreshed from v1.3, #9663).
+	FreezeParkedOverlap bool
 	// TreeSizeTieBreak: ties at the minimum cost go to the worker whose
 	// prefix index holds the fewest blocks, then the lowest index (v0.9's
 	// scheduler), not a uniform draw.
@@ -96,11 +100,12 @@ var releases = []Release{
 	},
 	{
 		Version: "1.2.0", QueueThreshold: 4.0, DecodeBlocksFrac: 1.0, PrefillTokens: 10_000_000, PrefillTokensFrac: 10.0,
-		Gate: FleetGate, ReconcileNs: 5e9, OverloadCode: 503, OverloadMessage: "ResourceExhausted: " + MsgAllBusy,
+		Gate: FleetGate, ReconcileNs: 5e9, FreezeParkedOverlap: true, OverloadCode: 503, OverloadMessage: "ResourceExhausted: " + MsgAllBusy,
 		Sources: [][2]string{
 			{"cost and weights", "lib/kv-router/src/scheduling/selector.rs@" + commitV12 + ":L107-195; components/src/dynamo/common/configuration/groups/kv_router_args.py@" + commitV12 + ":L161-205"},
 			{"tie-break", "lib/kv-router/src/scheduling/selector.rs@" + commitV12 + ":L282-301 (uniform)"},
 			{"router queue 4.0 × max_num_batched_tokens, FCFS, head-of-line", "kv_router_args.py@" + commitV12 + ":L334-376; lib/kv-router/src/scheduling/queue.rs@" + commitV12 + ":L164-232"},
+			{"parked requests keep their arrival-time overlaps", "lib/llm/src/kv_router.rs@" + commitV12 + ":L512,L548,L565 (find_matches before schedule)"},
 			{"busy thresholds 1.0 / 10,000,000 / 10.0", "components/src/dynamo/common/configuration/groups/router_args.py@" + commitV12 + ":L114-149"},
 			{"busy predicate (strict >), latch on router and engine blocks", "lib/llm/src/discovery/worker_monitor.rs@" + commitV12 + ":L122-194,L233-301"},
 			{"free set pushed on change, reset to all every 5 s", "worker_monitor.rs@" + commitV12 + ":L659-664; lib/runtime/src/component/client.rs@" + commitV12 + ":L84-85,L278-325"},
@@ -168,9 +173,14 @@ func majorMinor(v string) ([2]int, error) {
 	return out, nil
 }
 
-// Admission is the busy monitor a Dynamo KV policy's router stage runs:
-// its thresholds (0 = off) and how the busy state refuses requests.
+// Admission is what a Dynamo KV policy's router stage enforces around it:
+// the busy monitor's thresholds (0 = off), how the busy state refuses
+// requests, and whether parked requests keep their arrival-time overlaps.
 type Admission struct {
+	// EngineOnly: the monitor hears only the engines' published usage, not
+	// the router's own load (round-robin and random have no KV router).
+	EngineOnly          bool
+	FreezeParkedOverlap bool
 	DecodeBlocksFrac  float64
 	PrefillTokens     int
 	PrefillTokensFrac float64

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
@@ -104,51 +105,130 @@ func TestTiesBrokenUniformly(t *testing.T) {
 	chiSquareOK(t, counts, []float64{0.25, 0.25, 0.25, 0.25})
 }
 
-func TestBusyMonitor(t *testing.T) {
-	v := newFakeView(3)
-	v.active = []int{1000, 999, 0} // capacity 1000
-	v.engineUsed = []int{0, 1000, 1000}
-	router := &BusyMonitor{DecodeBlocksThreshold: 1}
-	engine := &BusyMonitor{DecodeBlocksThreshold: 1, EngineSignal: true}
-	for w, want := range []bool{true, false, false} {
-		if got := router.IsBusy(w, v); got != want {
-			t.Errorf("router signal, worker %d: busy %v, want %v", w, got, want)
+// TestReleaseDefaults: kv as each release ships it (policy/dynamo.go's
+// table, read from the sources its Sources cite), and every default
+// overridden by a parameter set explicitly (≥ 0).
+func TestReleaseDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		version      string
+		queue        float64 // 0 = no router queue
+		decode, frac float64
+		abs          int
+		gate         GateRule
+		code         int
+		msg          string
+		treeTie      bool
+	}{
+		{"0.9.0", 0, 0, 0, 0, NoGate, 503, "Service temporarily unavailable: All workers are busy, please retry later", true},
+		{"1.2.0", 4, 1, 10, 10_000_000, FleetGate, 503, "ResourceExhausted: All workers are busy, please retry later", false},
+		{"1.2", 4, 1, 10, 10_000_000, FleetGate, 503, "ResourceExhausted: All workers are busy, please retry later", false},
+		{"", 4, 1, 10, 10_000_000, FleetGate, 503, "ResourceExhausted: All workers are busy, please retry later", false},
+		{"1.4.0", 0, 0, 0, 0, ExcludeBusy, 529, "Service temporarily overloaded", false},
+	} {
+		p := params(1)
+		p.DynamoVersion = tc.version
+		k := mustNew("kv", p).(*KV)
+		q := 0.0
+		if k.Queue != nil {
+			q = k.Queue.Threshold
+		}
+		a := k.Admit
+		if q != tc.queue || a.DecodeBlocksFrac != tc.decode || a.PrefillTokensFrac != tc.frac || a.PrefillTokens != tc.abs ||
+			a.Gate != tc.gate || a.OverloadMessage != tc.msg || k.Release.OverloadCode != tc.code || k.Release.TreeSizeTieBreak != tc.treeTie {
+			t.Errorf("Dynamo %q: queue %g, admission %+v, code %d, tree tie %v", tc.version, q, a, k.Release.OverloadCode, k.Release.TreeSizeTieBreak)
+		}
+		if a.Armed() != (tc.decode > 0 && tc.gate != NoGate) {
+			t.Errorf("Dynamo %q: armed %v", tc.version, a.Armed())
+		}
+		// Every default can be overridden by its flag, off included.
+		p.RouterQueueThreshold, p.ActiveDecodeBlocksThreshold, p.ActivePrefillTokensThreshold, p.ActivePrefillTokensThresholdFrac = 2, 0.5, 7, 0
+		k = mustNew("kv", p).(*KV)
+		if k.Queue == nil || k.Queue.Threshold != 2 || k.Admit.DecodeBlocksFrac != 0.5 || k.Admit.PrefillTokens != 7 || k.Admit.PrefillTokensFrac != 0 {
+			t.Errorf("Dynamo %q overridden: queue %+v, admission %+v", tc.version, k.Queue, k.Admit)
 		}
 	}
-	for w, want := range []bool{false, true, true} {
-		if got := engine.IsBusy(w, v); got != want {
-			t.Errorf("engine signal, worker %d: busy %v, want %v", w, got, want)
+	if _, err := ReleaseOf("1.3.0"); err == nil || !strings.Contains(err.Error(), "supported releases: 0.9.0, 1.2.0, 1.4.0") {
+		t.Errorf("an unmodelled release: %v", err)
+	}
+	for _, bad := range []string{"1", "x.y", "1.2.3.4", "-1.2"} {
+		if _, err := ReleaseOf(bad); err == nil {
+			t.Errorf("version %q accepted", bad)
 		}
-	}
-	v.prefill = []int{0, 3000, 3073}
-	frac := &BusyMonitor{PrefillTokensThresholdFrac: 1.5} // 1.5 × 2048 = 3072
-	abs := &BusyMonitor{PrefillTokensThreshold: 2999}
-	for w, want := range []bool{false, false, true} {
-		if got := frac.IsBusy(w, v); got != want {
-			t.Errorf("frac threshold, worker %d: %v", w, got)
-		}
-	}
-	if !abs.IsBusy(1, v) || abs.IsBusy(0, v) {
-		t.Error("absolute prefill threshold")
-	}
-	if (&BusyMonitor{}).IsBusy(0, v) {
-		t.Error("a monitor with every check off reported busy")
 	}
 }
 
-func TestKVAdmissionExcludesBusyAndRejectsWhenAllBusy(t *testing.T) {
-	v := newFakeView(2)
-	v.overlap = []int{5, 0}
-	v.active = []int{1000, 0} // the cached worker is full
-	pol := mustNew("kv-admission", params(1))
-	d := pol.Route(&Request{InputTokens: 640}, v)
-	if d.Worker != 1 || !math.IsInf(d.Scores[0], 1) {
-		t.Errorf("chose %d with scores %v; the busy worker must be excluded", d.Worker, d.Scores)
+// TestRecipes: kv-admission is kv without the router queue, kv-backpressure
+// kv without the busy monitor (queue at the release's threshold, 4 where
+// the release ships none).
+func TestRecipes(t *testing.T) {
+	for _, version := range []string{"0.9.0", "1.2.0", "1.4.0"} {
+		p := params(1)
+		p.DynamoVersion = version
+		adm := mustNew("kv-admission", p).(*KV)
+		full := mustNew("kv", p).(*KV)
+		if adm.Queue != nil || adm.Admit != full.Admit {
+			t.Errorf("%s kv-admission: queue %+v, admission %+v (kv's %+v)", version, adm.Queue, adm.Admit, full.Admit)
+		}
+		bp := mustNew("kv-backpressure", p).(*KV)
+		want := 4.0
+		if full.Queue != nil {
+			want = full.Queue.Threshold
+		}
+		if bp.Queue == nil || bp.Queue.Threshold != want || bp.Admit.Armed() {
+			t.Errorf("%s kv-backpressure: queue %+v, admission %+v", version, bp.Queue, bp.Admit)
+		}
 	}
-	v.active[1] = 1000
-	d = pol.Route(&Request{InputTokens: 640}, v)
-	if d.Action != RejectBusy || d.Reason != MsgAllBusy {
-		t.Errorf("all busy: %+v", d)
+}
+
+// TestKVExcludesOverloadedOnlyWhereTheReleaseDoes: v1.4 (with thresholds
+// set) skips the monitor's overloaded workers and refuses with 529's
+// message when all are; v1.2 chooses among every worker (its router stage
+// refuses, after booking, only when the free set is empty); v0.9 never
+// looks.
+func TestKVExcludesOverloadedOnlyWhereTheReleaseDoes(t *testing.T) {
+	v := newFakeView(2)
+	v.overlap = []int{5, 0} // worker 0 is the cheaper one
+	v.overloaded = []bool{true, false}
+	for _, tc := range []struct {
+		version string
+		want    int
+	}{{"1.4.0", 1}, {"1.2.0", 0}, {"0.9.0", 0}} {
+		p := params(1)
+		p.DynamoVersion, p.ActiveDecodeBlocksThreshold = tc.version, 1
+		pol := mustNew("kv", p)
+		if d := pol.Route(&Request{InputTokens: 640}, v); d.Action != Dispatch || d.Worker != tc.want {
+			t.Errorf("%s: %+v, want worker %d", tc.version, d, tc.want)
+		}
+	}
+	v.overloaded[1] = true
+	p := params(1)
+	p.DynamoVersion, p.ActiveDecodeBlocksThreshold = "1.4.0", 1
+	if d := mustNew("kv", p).Route(&Request{InputTokens: 640}, v); d.Action != RejectBusy || d.Reason != "Service temporarily overloaded" {
+		t.Errorf("1.4, all overloaded: %+v", d)
+	}
+	// Without thresholds v1.4's monitor is off: nothing is excluded.
+	p.ActiveDecodeBlocksThreshold = -1
+	if d := mustNew("kv", p).Route(&Request{InputTokens: 640}, v); d.Action != Dispatch {
+		t.Errorf("1.4 with its defaults (no thresholds): %+v", d)
+	}
+}
+
+// TestV09TieBreak: v0.9's scheduler breaks cost ties by the smallest prefix
+// index (scheduler.rs, see policy/dynamo.go), not a uniform draw.
+func TestV09TieBreak(t *testing.T) {
+	v := newFakeView(4)
+	v.stored = []int{30, 10, 20, 10}
+	p := params(1)
+	p.DynamoVersion = "0.9.0"
+	pol := mustNew("kv", p)
+	for range 20 {
+		if d := pol.Route(&Request{InputTokens: 640}, v); d.Worker != 1 {
+			t.Fatalf("tie at cost: chose %d, want 1 (fewest stored blocks, then lowest index)", d.Worker)
+		}
+	}
+	v.active[1] = 1
+	if d := pol.Route(&Request{InputTokens: 640}, v); d.Worker != 3 {
+		t.Errorf("worker 1 costlier: chose %d, want 3", d.Worker)
 	}
 }
 
@@ -156,7 +236,7 @@ func TestKVBackpressureParksThenRejects(t *testing.T) {
 	v := newFakeView(2)
 	v.prefill = []int{16*2048 + 1, 100}
 	p := params(1)
-	p.MaxQueuedISLTokens = 5000
+	p.MaxQueuedISLTokens, p.RouterQueueThreshold = 5000, 16
 	pol := mustNew("kv-backpressure", p)
 	if d := pol.Route(&Request{InputTokens: 640}, v); d.Worker != 1 {
 		t.Errorf("one worker below θ: %+v", d)

@@ -5,15 +5,25 @@ import (
 	"testing"
 )
 
-// reference is a plain transcription of router-notes.md §7: it returns the
-// special outcome (RejectBusy, RejectBackpressure, Park) or the set of
-// workers tied at the minimum cost, with the costs.
+// reference is a plain transcription of router-notes.md §7 with the
+// release's rules (policy/dynamo.go): it returns the special outcome
+// (RejectBusy, RejectBackpressure, Park) or the set of workers tied at
+// the minimum cost, with the costs. v1.2's busy gate acts in the router
+// stage, after the choice; v1.4 skips the overloaded workers when a
+// threshold is set.
 func reference(name string, p Params, r *Request, v *fakeView) (special Action, best map[int]bool, cost map[int]float64) {
 	n := len(v.inFlight)
-	if name == "kv-backpressure" {
+	theta := p.RouterQueueThreshold
+	if theta < 0 {
+		theta = 0
+		if p.DynamoVersion == "1.2.0" || name == "kv-backpressure" {
+			theta = 4
+		}
+	}
+	if name != "kv-admission" && theta > 0 {
 		all := true
 		for w := 0; w < n; w++ {
-			if !(float64(v.prefill[w]) > p.RouterQueueThreshold*float64(v.budget[w])) {
+			if !(float64(v.prefill[w]) > theta*float64(v.budget[w])) {
 				all = false
 			}
 		}
@@ -24,21 +34,14 @@ func reference(name string, p Params, r *Request, v *fakeView) (special Action, 
 			return Park, nil, nil
 		}
 	}
+	exclude := p.DynamoVersion == "1.4.0" && name != "kv-backpressure" &&
+		(p.ActiveDecodeBlocksThreshold > 0 || p.ActivePrefillTokensThreshold > 0 || p.ActivePrefillTokensThresholdFrac > 0)
 	cost = map[int]float64{}
 	for w := 0; w < n; w++ {
-		if name == "kv-admission" {
-			active := v.active[w]
-			if p.BusySignal == "engine" {
-				active = v.engineUsed[w]
-			}
-			busy := (p.ActiveDecodeBlocksThreshold > 0 && float64(active) >= p.ActiveDecodeBlocksThreshold*float64(v.capacity[w])) ||
-				(p.ActivePrefillTokensThreshold > 0 && v.prefill[w] > p.ActivePrefillTokensThreshold) ||
-				(p.ActivePrefillTokensThresholdFrac > 0 && float64(v.prefill[w]) > p.ActivePrefillTokensThresholdFrac*float64(v.budget[w]))
-			if busy {
-				continue
-			}
+		if exclude && v.overloaded[w] {
+			continue
 		}
-		P := float64(v.prefill[w]+r.InputTokens)/float64(v.block) - p.OverlapScoreCredit*float64(v.overlap[w])
+	P := float64(v.prefill[w]+r.InputTokens)/float64(v.block) - p.OverlapScoreCredit*float64(v.overlap[w])
 		if P < 0 {
 			P = 0
 		}
@@ -80,11 +83,14 @@ func TestKVVariantsAgreeWithReference(t *testing.T) {
 		p.Rand = testRand(uint64(trial))
 		p.OverlapScoreCredit = float64(rng.IntN(3))
 		p.PrefillLoadScale = float64(rng.IntN(3))
-		p.ActiveDecodeBlocksThreshold = []float64{0, 0.8, 1}[rng.IntN(3)]
-		p.ActivePrefillTokensThreshold = []int{0, 2500}[rng.IntN(2)]
-		p.ActivePrefillTokensThresholdFrac = []float64{0, 1.5}[rng.IntN(2)]
-		p.BusySignal = []string{"router", "engine"}[rng.IntN(2)]
-		p.RouterQueueThreshold = []float64{1, 4, 16}[rng.IntN(3)]
+		p.ActiveDecodeBlocksThreshold = []float64{-1, 0, 0.8, 1}[rng.IntN(4)]
+		p.ActivePrefillTokensThreshold = []int{-1, 0, 2500}[rng.IntN(3)]
+		p.ActivePrefillTokensThresholdFrac = []float64{-1, 0, 1.5}[rng.IntN(3)]
+		p.RouterQueueThreshold = []float64{-1, 1, 4, 16}[rng.IntN(4)]
+		p.DynamoVersion = []string{"1.2.0", "1.4.0"}[rng.IntN(2)]
+		for w := range v.overloaded {
+			v.overloaded[w] = rng.IntN(3) == 0
+		}
 		p.MaxQueuedISLTokens = []int{0, 1500}[rng.IntN(2)]
 		r := &Request{InputTokens: 1 + rng.IntN(4000), Parked: rng.IntN(4) == 0}
 		for _, name := range []string{"kv", "kv-admission", "kv-backpressure"} {

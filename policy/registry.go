@@ -267,7 +267,7 @@ func (e Entry) Reads() []string {
 	if e.KVAware || e.KVAwareWhen != nil {
 		out = append(out, "kv-event-lag")
 	}
-	if slices.Contains(e.Uses, "active-decode-blocks-threshold") {
+	if slices.Contains(e.Uses, "active-prefill-tokens-threshold") { // the router's own load messages: kv
 		out = append(out, "event-plane-delay")
 	}
 	return out
@@ -347,6 +347,30 @@ func newKV(p Params) *KV {
 	return &KV{Rand: p.Rand, Credit: p.OverlapScoreCredit, Scale: p.PrefillLoadScale, Temperature: p.RouterTemperature}
 }
 
+// engineOnlyAdmission is the busy monitor of --router-mode round-robin or
+// random: no router bookkeeping feeds it, only the engines' published
+// kv_used_blocks against the decode threshold, which can trip only below
+// 1 (the engine never uses more than its total blocks).
+func engineOnlyAdmission(p Params) Admission {
+	rel, err := ReleaseOf(p.DynamoVersion)
+	if err != nil {
+		rel, _ = ReleaseOf(DefaultDynamoVersion)
+	}
+	f := p.ActiveDecodeBlocksThreshold
+	if f < 0 {
+		f = rel.DecodeBlocksFrac
+	}
+	if f >= 1 {
+		f = 0 // cannot trip
+	}
+	return Admission{DecodeBlocksFrac: f, Gate: rel.Gate, ReconcileNs: rel.ReconcileNs, KeepOverloaded: rel.KeepOverloaded,
+		OverloadMessage: rel.OverloadMessage, EngineOnly: true}
+}
+
+// engineAdmission says round-robin's or random's busy monitor is armed
+// with p (it then needs the engines' published usage).
+func engineAdmission(p Params) bool { return engineOnlyAdmission(p).Armed() }
+
 // engineUsageMatters says the busy monitor of a kv policy with p can be
 // tripped by the engine's published kv_used_blocks: only by a decode
 // threshold below 1, since the engine never uses more than its total
@@ -381,6 +405,7 @@ func newDynamoKV(p Params) *KV {
 		DecodeBlocksFrac: orF(p.ActiveDecodeBlocksThreshold, rel.DecodeBlocksFrac), PrefillTokens: orI(p.ActivePrefillTokensThreshold, rel.PrefillTokens),
 		PrefillTokensFrac: orF(p.ActivePrefillTokensThresholdFrac, rel.PrefillTokensFrac), Gate: rel.Gate,
 		ReconcileNs: rel.ReconcileNs, KeepOverloaded: rel.KeepOverloaded, OverloadMessage: rel.OverloadMessage,
+		FreezeParkedOverlap: rel.FreezeParkedOverlap,
 	}
 	if q := orF(p.RouterQueueThreshold, rel.QueueThreshold); q > 0 {
 		k.Queue = &QueueGate{Threshold: q, MaxQueuedISLTokens: p.MaxQueuedISLTokens}
@@ -458,12 +483,14 @@ var registry = map[string]Entry{
 		},
 	},
 	"round-robin": {
-		Summary: "next worker in rotation; never rejects, never consults load (Dynamo --router-mode round-robin)",
-		New:     func(Params) Policy { return &RoundRobin{} },
+		Summary: "next worker in rotation, never consulting load (Dynamo --router-mode round-robin); from v1.3, with --active-decode-blocks-threshold set, only over the workers whose published kv_used_blocks are not over it (529 when none)",
+		Uses:    []string{"active-decode-blocks-threshold"}, EngineMetricsWhen: engineAdmission,
+		New:     func(p Params) Policy { return &RoundRobin{Admit: engineOnlyAdmission(p)} },
 	},
 	"random": {
-		Summary: "uniformly random worker",
-		New:     func(p Params) Policy { return &Random{Rand: p.Rand} },
+		Summary: "uniformly random worker (Dynamo --router-mode random); from v1.3, with --active-decode-blocks-threshold set, among the workers not overloaded (529 when none)",
+		Uses:    []string{"active-decode-blocks-threshold"}, EngineMetricsWhen: engineAdmission,
+		New:     func(p Params) Policy { return &Random{Rand: p.Rand, Admit: engineOnlyAdmission(p)} },
 	},
 	"least-loaded": {
 		Summary: "worker with the fewest requests in flight (random tie-break)",

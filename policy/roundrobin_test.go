@@ -60,8 +60,8 @@ func TestRegistryDrivesLookup(t *testing.T) {
 		t.Error("a policy was built without a random stream")
 	}
 	bad := params(1)
-	bad.RouterTemperature, bad.BusySignal = -1, "psychic"
-	if _, err := New("kv", bad); err == nil || !strings.Contains(err.Error(), "policy_params.router_temperature") || !strings.Contains(err.Error(), "policy_params.busy_signal") {
+	bad.RouterTemperature, bad.Scorers = -1, "psychic:1"
+	if _, err := New("kv", bad); err == nil || !strings.Contains(err.Error(), "policy_params.router_temperature") || !strings.Contains(err.Error(), "policy_params.scorers") {
 		t.Errorf("bad params: %v", err)
 	}
 }

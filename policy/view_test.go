@@ -9,15 +9,17 @@ type fakeView struct {
 	inFlight, prefill, active, newBlocks  []int
 	overlap, capacity, engineUsed, budget []int
 	queued                                int
-	waiting                               []int
+	waiting, stored                       []int
+	overloaded                            []bool
 	now                                   int64
 }
 
 func newFakeView(n int) *fakeView {
 	v := &fakeView{block: 64}
-	for _, s := range []*[]int{&v.inFlight, &v.prefill, &v.active, &v.newBlocks, &v.overlap, &v.capacity, &v.engineUsed, &v.budget, &v.waiting} {
+	for _, s := range []*[]int{&v.inFlight, &v.prefill, &v.active, &v.newBlocks, &v.overlap, &v.capacity, &v.engineUsed, &v.budget, &v.waiting, &v.stored} {
 		*s = make([]int, n)
 	}
+	v.overloaded = make([]bool, n)
 	for w := 0; w < n; w++ {
 		v.capacity[w], v.budget[w] = 1000, 2048
 	}
@@ -37,6 +39,8 @@ func (v *fakeView) MaxNumBatchedTokens(w int) int   { return v.budget[w] }
 func (v *fakeView) QueuedISLTokens() int            { return v.queued }
 func (v *fakeView) EngineWaiting(w int) int         { return v.waiting[w] }
 func (v *fakeView) Now() int64                      { return v.now }
+func (v *fakeView) Overloaded(w int) bool           { return v.overloaded[w] }
+func (v *fakeView) StoredBlocks(w int) int          { return v.stored[w] }
 func testRand(seed uint64) *rand.Rand               { return rand.New(rand.NewPCG(seed, 0)) }
 func params(seed uint64) Params                     { p := DefaultParams(); p.Rand = testRand(seed); return p }
 func mustNew(name string, p Params) Policy {

@@ -30,7 +30,7 @@ func FuzzScenarioFile(f *testing.F) {
 		"{\"description\": \"concurrency\",\n \"workload\": \"sessions\", \"sessions\": {\"concurrency\": 0}}",
 		"{\"description\": \"x\",\n \"N\": 0}", "{\"n\": 2,\n \"N\": 3}", "{\n \"gpus\": 1}",
 		"{\"policy_params\": {\n \"n\": 3}}", "{\"Trace\": \"t.jsonl\"}", "{\"\\u006e\": 0}",
-		"{\"policy_params\": {\"busy_signal\": \"x\"},\n \"busy_signal\": 1}",
+		"{\"policy_params\": {\"refresh_metrics_interval\": \"x\"},\n \"refresh_metrics_interval\": 1}",
 		// Engine-level settings, refused only when the run is built.
 		"{\"description\": \"retry\",\n \"retry\": -1}", "{\"max_model_len\": 10000000}",
 		"{\"retry\": 2,\n \"retry_backoff\": 0}", "{\"policy\": \"kv\",\n \"kv_event_lag\": -5}",

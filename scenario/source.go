@@ -12,7 +12,7 @@ import (
 
 // Source says where a scenario file sets each field: the line of the
 // field's key, by the field's dotted name as errors give it ("n",
-// "sessions.concurrency", "policy_params.busy_signal"), whatever case the
+// "sessions.concurrency", "policy_params.router_queue_threshold"), whatever case the
 // file spells the key in.
 type Source struct {
 	File  string

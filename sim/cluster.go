@@ -135,6 +135,9 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 	}
 	c.nvml = newNVML(c.workers, cfg.NVML)
 	c.rt = newRouter(c.workers, cfg.Router, c.eng.Now)
+	if a, ok := pol.(policy.Admitter); ok {
+		c.rt.freeze = a.Admission().FreezeParkedOverlap
+	}
 	if a, ok := pol.(policy.Admitter); ok && a.Admission().Armed() {
 		adm := a.Admission()
 		phase := Time(0)

@@ -61,7 +61,7 @@ func (c *cluster) route(i int32) {
 	d := c.decide(i, false)
 	if d.Action == policy.Park {
 		r.parkedAt = c.eng.Now()
-		c.rt.park(i, r.job.InputTokens)
+		c.rt.park(i, r.job.InputTokens, r.prompt())
 		return
 	}
 	c.apply(i, d)
@@ -86,14 +86,18 @@ func (c *cluster) apply(i int32, d policy.Decision) {
 func (c *cluster) drain() {
 	for c.rt.queueLen() > 0 {
 		i := c.rt.queue[c.rt.qHead]
+		c.rt.using = c.rt.frozen[i] // nil unless frozen
 		d := c.decide(i, true)
 		if d.Action == policy.Park {
+			c.rt.using = nil
 			return
 		}
 		r := c.reqs.at(i)
 		c.rt.unpark(r.job.InputTokens)
 		r.queueNs = c.eng.Now() - r.parkedAt
 		c.apply(i, d)
+		c.rt.using = nil
+		c.rt.thaw(i)
 	}
 }
 
@@ -135,6 +139,7 @@ func (c *cluster) timeout(i int32) {
 		}
 		c.drainDue = true
 	} else if c.rt.remove(i, r.job.InputTokens) {
+		c.rt.thaw(i)
 		c.drainDue = true
 	}
 	c.end(i, StatusFailedTimeout, fmt.Sprintf("client timed out after %s without the full response", time.Duration(c.cfg.Router.Timeout)))

@@ -147,3 +147,10 @@ func checkRecords(t *testing.T, res *Result) {
 		t.Errorf("conservation: %d outcomes for %d requests", total, len(res.Records))
 	}
 }
+
+// costOnly turns off the Dynamo release's router queue and busy monitor:
+// kv is then the cost argmin alone.
+func costOnly(p policy.Params) policy.Params {
+	p.RouterQueueThreshold, p.ActiveDecodeBlocksThreshold, p.ActivePrefillTokensThreshold, p.ActivePrefillTokensThresholdFrac = 0, 0, 0, 0
+	return p
+}

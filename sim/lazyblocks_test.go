@@ -42,7 +42,7 @@ func TestLazyBlocksMatchEager(t *testing.T) {
 		cfg.Router = RouterConfig{KVAware: true, Timeout: timeout, Retries: 2, RetryBackoff: 100 * Millisecond}
 		cfg.CheckInvariants = true
 		run := func(wl *Workload) *Result {
-			p := policy.DefaultParams()
+			p := costOnly(policy.DefaultParams())
 			p.Rand = Stream(3, "router")
 			pol, err := policy.New("kv", p)
 			if err != nil {

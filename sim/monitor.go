@@ -168,7 +168,7 @@ type MonitorObserver interface {
 // blocks and prefill tokens now) to the monitor, over the event plane.
 func (c *cluster) activeLoad(w int) {
 	m := c.rt.mon
-	if m == nil {
+	if m == nil || m.adm.EngineOnly {
 		return
 	}
 	m.post(monMsg{at: c.eng.Now() + m.delay, w: int32(w), a: c.rt.ActiveBlocks(w), b: c.rt.prefill[w]})

@@ -34,6 +34,12 @@ type router struct {
 
 	pending []kvEvent // KV events in flight to the router, in delivery order
 	mon     *monitor  // the busy monitor of an Admitter policy, if armed
+	// freeze keeps parked requests' arrival-time overlaps (frozen, by
+	// request); using is the set Overlap and Loads read while a parked
+	// request is decided and booked.
+	freeze bool
+	frozen map[int32][]int
+	using  []int
 	nStored []int     // blocks the prefix index holds per worker (KV-aware only)
 }
 
@@ -157,6 +163,9 @@ func (r *router) NewBlocks(w int, blocks []uint64) int {
 // worker (overlapScan); later calls for the same blocks and state are
 // lookups, so a decision costs O(N) array reads plus the matched holders.
 func (r *router) Overlap(w int, blocks []uint64) int {
+	if r.using != nil {
+		return r.using[w]
+	}
 	if r.stored == nil {
 		return 0
 	}
@@ -212,6 +221,11 @@ func (r *router) Loads(blocks []uint64, dst []policy.WorkerLoad) []policy.Worker
 		dst[w] = policy.WorkerLoad{
 			Prefill: prefill[w], Active: held[w], New: newOf(nb, stamp[w], e1, present[w]),
 			Overlap: overlapOf(matched[w], e2), Capacity: capacity[w], MaxBatched: mnbt[w],
+		}
+	}
+	if r.using != nil {
+		for w := range dst {
+			dst[w].Overlap = r.using[w]
 		}
 	}
 	return dst
@@ -312,9 +326,28 @@ func (r *router) StoredBlocks(w int) int {
 	return r.nStored[w]
 }
 
-func (r *router) park(i int32, isl int) {
+// park queues request i; with freeze, it keeps the overlaps of blocks
+// as the router sees them now.
+func (r *router) park(i int32, isl int, blocks []uint64) {
 	r.queue = append(r.queue, i)
 	r.queuedISL += isl
+	if r.freeze && r.stored != nil {
+		o := make([]int, len(r.inFlight))
+		for w := range o {
+			o[w] = r.Overlap(w, blocks)
+		}
+		if r.frozen == nil {
+			r.frozen = map[int32][]int{}
+		}
+		r.frozen[i] = o
+	}
+}
+
+// thaw ends request i's frozen overlaps (dispatched, refused or gone).
+func (r *router) thaw(i int32) {
+	if r.frozen != nil {
+		delete(r.frozen, i)
+	}
 }
 
 func (r *router) queueLen() int { return len(r.queue) - r.qHead }

@@ -20,7 +20,7 @@ func TestFieldErrorsNameRealFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "--workload", "sessions", "--concurrency", "0", "--think-time", "-1", "--new-cv", "nan", "--turns", "3..2"},
 		{"run", "--workload", "synthetic", "--requests", "0", "--rate", "0", "--arrival", "x", "--isl-cv", "-1", "--prefix-groups", "2"},
-		{"run", "--max-num-seqs", "0", "--warmup", "-1", "--request-timeout-seconds", "-1", "--router-temperature", "-1", "--policy", "kv", "--busy-signal", "x"},
+		{"run", "--max-num-seqs", "0", "--warmup", "-1", "--request-timeout-seconds", "-1", "--router-temperature", "-1", "--policy", "kv", "--router-queue-threshold", "-2"},
 		{"run", "--max-model-len", "99999999", "--vllm-version", "x", "--kv-cache-tokens", "-1"},
 		{"run", "--skip", "-1", "--first", "-1", "--max-isl", "-1", "--kv-cache-dtype", "int3", "--quant", "int3"},
 	} {

@@ -34,7 +34,7 @@ func TestPoliciesListsParametersAndDefaults(t *testing.T) {
 			t.Errorf("policies output lacks %s", name)
 		}
 	}
-	for _, want := range []string{"--router-queue-threshold", "default 16", "--active-decode-blocks-threshold", "--busy-signal", "default router"} {
+	for _, want := range []string{"--router-queue-threshold", "default -1", "--active-decode-blocks-threshold", "--active-prefill-tokens-threshold-frac"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("policies output lacks %q", want)
 		}
@@ -69,7 +69,7 @@ func TestPoliciesListsParametersAndDefaults(t *testing.T) {
 
 func TestTraceDecisions(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "decisions.jsonl")
-	if _, _, err := runCLI("run", "--trace", smallTrace, "--n", "3", "--policy", "kv", "--trace-decisions", path); err != nil {
+	if _, _, err := runCLI("run", "--trace", smallTrace, "--n", "3", "--policy", "kv", "--dynamo-version", "1.4.0", "--trace-decisions", path); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -100,14 +100,56 @@ func TestTraceDecisions(t *testing.T) {
 	}
 }
 
+// TestTraceDecisionsShowsTheRouterQueueAndMonitor: under Dynamo 1.2's
+// defaults at twice the rate on three workers, --trace-decisions records
+// parked requests, their dispatch from the queue, and the busy monitor's
+// changes (a worker entering and leaving the busy set).
+func TestTraceDecisionsShowsTheRouterQueueAndMonitor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.jsonl")
+	if _, _, err := runCLI("run", "--trace", smallTrace, "--n", "3", "--policy", "kv", "--rate-scale", "8", "--trace-decisions", path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parked := map[int]bool{}
+	counts := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var d struct {
+			Request *int   `json:"request"`
+			Outcome string `json:"outcome"`
+			Monitor string `json:"monitor"`
+		}
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case d.Monitor != "":
+			counts["monitor "+d.Monitor]++
+		case d.Outcome == "park":
+			parked[*d.Request] = true
+			counts["park"]++
+		case d.Outcome == "dispatch" && parked[*d.Request]:
+			counts["dispatch from the queue"]++
+		}
+	}
+	for _, k := range []string{"park", "dispatch from the queue", "monitor busy", "monitor free"} {
+		if counts[k] == 0 {
+			t.Errorf("no %q line in the trace (%v)", k, counts)
+		}
+	}
+}
+
 func TestPolicyFlagValidation(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--policy", "round-robin", "--router-queue-threshold", "4"}, "--router-queue-threshold has no effect with --policy round-robin"},
-		{[]string{"--policy", "kv", "--busy-signal", "engine"}, "--busy-signal has no effect with --policy kv"},
-		{[]string{"--policy", "kv-admission", "--busy-signal", "gut"}, "--busy-signal \"gut\""},
+		{[]string{"--policy", "kv-backpressure", "--active-decode-blocks-threshold", "0.5"}, "--active-decode-blocks-threshold has no effect with --policy kv-backpressure"},
+		{[]string{"--policy", "kv", "--router-queue-threshold", "-3"}, "--router-queue-threshold -3"},
+		{[]string{"--policy", "round-robin", "--event-plane-delay", "1ms"}, "--event-plane-delay has no effect"},
 		{[]string{"--policy", "kv", "--router-temperature", "-1"}, "--router-temperature -1"},
 		{[]string{"--retry", "2", "--retry-backoff", "0s"}, "--retry-backoff must be > 0"},
 		{[]string{"--policy", "round-robin", "--kv-event-lag", "1ms"}, "--kv-event-lag has no effect"},

@@ -107,10 +107,10 @@ func TestUpstreamSpellings(t *testing.T) {
 		{[]string{"--kv-cache-block-size", "32"}, "× 32 tokens"},
 		{[]string{"--max-batch-size", "7"}, "max-num-seqs 7"},
 		{[]string{"--max-num-tokens", "1024"}, "max-num-batched-tokens 1024"},
-		{[]string{"--router-mode", "kv"}, "policy kv-admission"},
+		{[]string{"--router-mode", "kv"}, "policy kv,"},
 		{[]string{"--router-mode=random"}, "policy random"},
-		{[]string{"--router-mode", "kv", "--router-kv-overlap-score-credit", "0.5", "--busy-threshold", "0.9"}, "policy kv-admission"},
-		{[]string{"--router-mode", "kv", "--kv-overlap-score-weight", "2"}, "policy kv-admission"},
+		{[]string{"--router-mode", "kv", "--router-kv-overlap-score-credit", "0.5", "--busy-threshold", "0.9"}, "policy kv,"},
+		{[]string{"--router-mode", "kv", "--kv-overlap-score-weight", "2"}, "policy kv,"},
 		{[]string{"--no-enable-prefix-caching"}, "prefix-cache hit rate 0.0%"},
 	} {
 		out, _, err := runCLI(append(append([]string{}, run...), tc.args...)...)
@@ -149,8 +149,8 @@ func TestIgnoredFlagsAreErrors(t *testing.T) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
 		}
 	}
-	if _, _, err := runCLI("run", "--policy", "kv-admission", "--busy-signal", "engine", "--metrics-lag", "5ms", "--first", "10"); err != nil {
-		t.Errorf("--metrics-lag with the engine busy signal: %v", err)
+	if _, _, err := runCLI("run", "--policy", "kv-admission", "--active-decode-blocks-threshold", "0.8", "--metrics-lag", "5ms", "--first", "10"); err != nil {
+		t.Errorf("--metrics-lag with a decode threshold under 1 (the engine's kv_used_blocks can trip it): %v", err)
 	}
 	out, _, err := runCLI("sweep", "--workload", "sessions", "--concurrency", "2..4:2", "--sessions", "6", "--seeds", "1", "--policy", "round-robin", "--quiet", "--out", t.TempDir())
 	if err != nil || !strings.Contains(out, "N [8]") {
@@ -159,12 +159,13 @@ func TestIgnoredFlagsAreErrors(t *testing.T) {
 }
 
 // TestDynamoVersionSetsTheOverloadCode: busy rejections answer 503 by
-// default (v1.2) and 529 with --dynamo-version 1.3.
+// default (v1.2) and 529 from v1.3 (--dynamo-version 1.4.0, PR #10941);
+// an unmodelled release is an error naming the supported ones.
 func TestDynamoVersionSetsTheOverloadCode(t *testing.T) {
 	for _, tc := range []struct {
 		version string
 		code    string
-	}{{"", "503"}, {"1.2.0", "503"}, {"1.3", "529"}, {"v2.0.1", "529"}} {
+	}{{"", "503"}, {"1.2.0", "503"}, {"1.4", "529"}, {"v1.4.0", "529"}} {
 		dir := t.TempDir()
 		args := []string{"run", "--trace", smallTrace, "--n", "1", "--policy", "kv-admission", "--active-decode-blocks-threshold", "0.02", "--out", dir}
 		if tc.version != "" {
@@ -180,5 +181,8 @@ func TestDynamoVersionSetsTheOverloadCode(t *testing.T) {
 	}
 	if _, _, err := runCLI("run", "--dynamo-version", "one"); err == nil || !strings.Contains(err.Error(), "--dynamo-version") {
 		t.Errorf("bad version: %v", err)
+	}
+	if _, _, err := runCLI("run", "--dynamo-version", "1.3.0"); err == nil || !strings.Contains(err.Error(), "--dynamo-version") || !strings.Contains(err.Error(), "0.9.0, 1.2.0, 1.4.0") {
+		t.Errorf("an unmodelled release: %v", err)
 	}
 }
