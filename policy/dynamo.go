@@ -181,13 +181,13 @@ type Admission struct {
 	// the router's own load (round-robin and random have no KV router).
 	EngineOnly          bool
 	FreezeParkedOverlap bool
-	DecodeBlocksFrac  float64
-	PrefillTokens     int
-	PrefillTokensFrac float64
-	Gate              GateRule
-	ReconcileNs       int64
-	KeepOverloaded    bool
-	OverloadMessage   string
+	DecodeBlocksFrac    float64
+	PrefillTokens       int
+	PrefillTokensFrac   float64
+	Gate                GateRule
+	ReconcileNs         int64
+	KeepOverloaded      bool
+	OverloadMessage     string
 }
 
 // Armed says the monitor can mark a worker busy and the busy state reaches

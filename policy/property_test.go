@@ -41,7 +41,7 @@ func reference(name string, p Params, r *Request, v *fakeView) (special Action, 
 		if exclude && v.overloaded[w] {
 			continue
 		}
-	P := float64(v.prefill[w]+r.InputTokens)/float64(v.block) - p.OverlapScoreCredit*float64(v.overlap[w])
+		P := float64(v.prefill[w]+r.InputTokens)/float64(v.block) - p.OverlapScoreCredit*float64(v.overlap[w])
 		if P < 0 {
 			P = 0
 		}

@@ -485,12 +485,12 @@ var registry = map[string]Entry{
 	"round-robin": {
 		Summary: "next worker in rotation, never consulting load (Dynamo --router-mode round-robin); from v1.3, with --active-decode-blocks-threshold set, only over the workers whose published kv_used_blocks are not over it (529 when none)",
 		Uses:    []string{"active-decode-blocks-threshold"}, EngineMetricsWhen: engineAdmission,
-		New:     func(p Params) Policy { return &RoundRobin{Admit: engineOnlyAdmission(p)} },
+		New: func(p Params) Policy { return &RoundRobin{Admit: engineOnlyAdmission(p)} },
 	},
 	"random": {
 		Summary: "uniformly random worker (Dynamo --router-mode random); from v1.3, with --active-decode-blocks-threshold set, among the workers not overloaded (529 when none)",
 		Uses:    []string{"active-decode-blocks-threshold"}, EngineMetricsWhen: engineAdmission,
-		New:     func(p Params) Policy { return &Random{Rand: p.Rand, Admit: engineOnlyAdmission(p)} },
+		New: func(p Params) Policy { return &Random{Rand: p.Rand, Admit: engineOnlyAdmission(p)} },
 	},
 	"least-loaded": {
 		Summary: "worker with the fewest requests in flight (random tie-break)",

@@ -37,10 +37,10 @@ type router struct {
 	// freeze keeps parked requests' arrival-time overlaps (frozen, by
 	// request); using is the set Overlap and Loads read while a parked
 	// request is decided and booked.
-	freeze bool
-	frozen map[int32][]int
-	using  []int
-	nStored []int     // blocks the prefix index holds per worker (KV-aware only)
+	freeze  bool
+	frozen  map[int32][]int
+	using   []int
+	nStored []int // blocks the prefix index holds per worker (KV-aware only)
 }
 
 // RouterConfig configures the router stage around the policy.
