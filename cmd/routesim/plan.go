@@ -74,7 +74,7 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 	addRunFlags(fs, &base, "n", "policy", "seed")
 	fs.String("scenario", "", "scenario file (JSON with the base run's settings; flags override it)")
 	nFlag := fs.String("n", "1..16", "cluster sizes to search: 1..16, 2..32:2 or 2,4,8 (a larger cluster is assumed never worse)")
-	pols := fs.StringSlice("policy", []string{"round-robin", "kv-admission", "kv-backpressure"}, "policies to plan for ("+joinNames(policy.Names())+")")
+	pols := fs.StringSlice("policy", []string{"round-robin", "kv"}, "policies to plan for ("+joinNames(policy.Names())+")")
 	seeds := fs.Int("seeds", 5, "seeds per cluster size")
 	baseSeed := fs.Uint64("seed", 0, "first seed")
 	conf := fs.Float64("confidence", 0.9, "share of runs (seeds × coefficient draws) that must meet every objective")

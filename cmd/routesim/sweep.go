@@ -92,7 +92,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	nFlag := fs.String("n", nDefault, "cluster sizes: 2..16, 2..16:2 or 2,4,8")
 	rateFlag := fs.String("rate", "", "with --workload synthetic: arrivals per second, one value or a range (2..10:2) to sweep load at a single --n")
 	concFlag := fs.String("concurrency", "", "with --workload sessions: users, one value or a range (20..180:20) to sweep load at a single --n")
-	pols := fs.StringSlice("policy", []string{"round-robin", "kv-admission", "kv-backpressure"}, "policies to compare ("+joinNames(policy.Names())+")")
+	pols := fs.StringSlice("policy", []string{"round-robin", "kv"}, "policies to compare ("+joinNames(policy.Names())+")")
 	seeds := fs.Int("seeds", 5, "seeds per point (they vary service noise and router tie-breaks)")
 	baseSeed := fs.Uint64("seed", 0, "first seed")
 	rates := fs.Float64Slice("rate-scale", []float64{base.RateScale}, "arrival-rate multipliers `x[,x…]` (a list sweeps them too)")
