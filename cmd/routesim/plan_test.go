@@ -68,7 +68,7 @@ func TestPlanMinimumNMeetsTheSLOAndOneLessDoesNot(t *testing.T) {
 	if err := json.Unmarshal(b, &o); err != nil {
 		t.Fatal(err)
 	}
-	if len(o.Plans) != 3 {
+	if len(o.Plans) != 2 {
 		t.Fatalf("%d plans, want one per default policy", len(o.Plans))
 	}
 	window := []string{"--trace", "arxiv-window", "--max-isl", "16384", "--skip", "60", "--first", "1000", "--rate-scale", "0.7365", "--max-model-len", "16384"}
@@ -249,7 +249,7 @@ func TestPlanScanRunsEverySize(t *testing.T) {
 func TestPlanDryRunWritesNothing(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "plan")
 	text, _, err := runCLI("plan", "--slo-ttft-p95", "1000", "--traffic-scale", "1,2", "--dry-run", "--out", out)
-	if err != nil || !strings.Contains(text, "6 searches (shard 0/1), at most 180 runs; nothing written") {
+	if err != nil || !strings.Contains(text, "4 searches (shard 0/1), at most 120 runs; nothing written") {
 		t.Fatalf("%v\n%s", err, text)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
