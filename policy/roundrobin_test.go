@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,48 @@ func TestFuncAdapter(t *testing.T) {
 	var p Policy = Func(func(_ *Request, v View) Decision { return Decision{Worker: v.NumWorkers() - 1, Reason: "last"} })
 	if d := p.Route(&Request{}, newFakeView(4)); d.Worker != 3 {
 		t.Errorf("Func routed to %d", d.Worker)
+	}
+}
+
+// TestRoundRobinExclusionByRelease: Dynamo v1.2's round-robin rotates over
+// every worker (push_router.rs@c8d8e7602573:L497-535); from v1.3 (#9688,
+// push_router.rs@e147ceeac056:L694-792), with a threshold set, it rotates
+// over the workers the monitor does not report overloaded and refuses
+// with 529's message when there are none.
+func TestRoundRobinExclusionByRelease(t *testing.T) {
+	v := newFakeView(3)
+	v.overloaded = []bool{false, true, false}
+	route := func(version string, threshold float64, n int) []int {
+		p := params(1)
+		p.DynamoVersion, p.ActiveDecodeBlocksThreshold = version, threshold
+		pol := mustNew("round-robin", p)
+		var got []int
+		for range n {
+			d := pol.Route(&Request{}, v)
+			if d.Action != Dispatch {
+				got = append(got, -1)
+				continue
+			}
+			got = append(got, d.Worker)
+		}
+		return got
+	}
+	if got := route("1.2.0", 0.5, 6); !slices.Equal(got, []int{0, 1, 2, 0, 1, 2}) {
+		t.Errorf("v1.2: %v, want every worker in turn", got)
+	}
+	if got := route("1.4.0", 0.5, 4); slices.Contains(got, 1) || slices.Contains(got, -1) {
+		t.Errorf("v1.4 with a threshold: %v, want worker 1 skipped", got)
+	}
+	if got := route("1.4.0", -1, 6); !slices.Equal(got, []int{0, 1, 2, 0, 1, 2}) {
+		t.Errorf("v1.4 without a threshold (its default): %v, want every worker", got)
+	}
+	v.overloaded = []bool{true, true, true}
+	p := params(1)
+	p.DynamoVersion, p.ActiveDecodeBlocksThreshold = "1.4.0", 0.5
+	if d := mustNew("round-robin", p).Route(&Request{}, v); d.Action != RejectBusy || d.Reason != "Service temporarily overloaded" {
+		t.Errorf("v1.4, all overloaded: %+v", d)
+	}
+	if d := mustNew("random", p).Route(&Request{}, v); d.Action != RejectBusy {
+		t.Errorf("random, v1.4, all overloaded: %+v", d)
 	}
 }

@@ -219,3 +219,35 @@ func TestEverySignalAndPolicyConserves(t *testing.T) {
 		}
 	}
 }
+
+// TestV14ExcludesOverloadedWorkers: Dynamo 1.4 with a decode threshold set
+// skips the workers whose published kv_used_blocks exceed it (round-robin
+// over the rest, #9688) and refuses with 529 when none is left; every
+// request still ends exactly once.
+func TestV14ExcludesOverloadedWorkers(t *testing.T) {
+	cfg := testConfig(2)
+	cfg.Pools[0].Worker.KVBlocks = 100
+	cfg.Pools[0].Worker.MaxModelLen = 6400
+	cfg.Router.OverloadCode = 529
+	p := policy.DefaultParams()
+	p.DynamoVersion, p.ActiveDecodeBlocksThreshold = "1.4.0", 0.3
+	e, _ := policy.Lookup("round-robin")
+	cfg = routerFor(cfg, e, p)
+	if !cfg.Router.EngineSignal {
+		t.Fatal("the monitor needs the engines' published usage")
+	}
+	var reqs []treq
+	for i := 0; i < 40; i++ {
+		reqs = append(reqs, treq{at: Time(i) * 2 * Millisecond, isl: 1024, osl: 40})
+	}
+	res, _ := simulateWith(t, cfg, mkTrace(reqs...), newPolicy(t, "round-robin", p))
+	s := Summarize(res)
+	if s.Rejected["rejected-busy"] == 0 || s.Completed == 0 {
+		t.Fatalf("completed %d, rejected %v: want some served and some refused", s.Completed, s.Rejected)
+	}
+	for _, r := range res.Records {
+		if r.Status == StatusRejectedBusy && (r.Reason != "Service temporarily overloaded" || r.HTTPCode != 529) {
+			t.Fatalf("refusal %q / %d", r.Reason, r.HTTPCode)
+		}
+	}
+}
