@@ -62,6 +62,12 @@ func TestBurstKVAdmissionRejectsRoundRobinQueues(t *testing.T) {
 	}
 }
 
+// TestBackpressureParksFCFSThenRejectsAtBound: Dynamo 1.2's router queue
+// parks while every worker's router-tracked prefill tokens exceed θ ×
+// max_num_batched_tokens and dispatches FCFS, stopping at the first head
+// that must still wait (lib/kv-router/src/scheduling/queue.rs
+// @c8d8e7602573:L164-232, policy.rs:L37-43); the queued-tokens bound is
+// routesim's option (a v1.3 mechanism).
 func TestBackpressureParksFCFSThenRejectsAtBound(t *testing.T) {
 	cfg := kvConfig(1)
 	cfg.Pools[0].Worker.MaxNumBatchedTokens = 256
