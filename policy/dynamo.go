@@ -18,31 +18,16 @@ type Release struct {
 	// prefill tokens exceed this × max_num_batched_tokens (FCFS,
 	// head-of-line); 0 = no router queue.
 	QueueThreshold float64
-	// The busy monitor's thresholds (0 = off): decode blocks (the router's
-	// booked prompt blocks, or the engine's published kv_used_blocks) over
-	// this × the worker's total blocks; prefill tokens over an absolute
-	// count; prefill tokens over this × max_num_batched_tokens.
-	DecodeBlocksFrac  float64
-	PrefillTokens     int
-	PrefillTokensFrac float64
-	// Gate is how the busy state reaches requests.
-	Gate GateRule
-	// ReconcileNs is the period (ns) at which the frontend's client resets
-	// its free set to every worker (FleetGate), and KeepOverloaded whether
-	// the reset keeps the workers the monitor reported overloaded.
-	ReconcileNs    int64
-	KeepOverloaded bool
-	// FreezeParkedOverlap: a parked request keeps the cached-prefix
-	// overlaps the router computed when it arrived, for its choice and its
-	// booking at dequeue (v1.2; refreshed from v1.3, #9663).
-	FreezeParkedOverlap bool
+	// Admission holds the busy monitor's defaults, how it refuses, the
+	// reset of the free set, and whether parked requests keep their
+	// arrival-time overlaps.
+	Admission
 	// TreeSizeTieBreak: ties at the minimum cost go to the worker whose
 	// prefix index holds the fewest blocks, then the lowest index (v0.9's
 	// scheduler), not a uniform draw.
 	TreeSizeTieBreak bool
-	// OverloadCode and OverloadMessage answer a busy refusal.
-	OverloadCode    int
-	OverloadMessage string
+	// OverloadCode answers a busy refusal (its body: OverloadMessage).
+	OverloadCode int
 	// Sources say where each default was read: mechanism → file@commit:line.
 	Sources [][2]string
 }
@@ -87,8 +72,8 @@ const (
 // releases are the supported releases, oldest first.
 var releases = []Release{
 	{
-		Version: "0.9.0", Gate: NoGate, TreeSizeTieBreak: true, ReconcileNs: 5e9,
-		OverloadCode: 503, OverloadMessage: "Service temporarily unavailable: All workers are busy, please retry later",
+		Version: "0.9.0", TreeSizeTieBreak: true, OverloadCode: 503,
+		Admission: Admission{Gate: NoGate, ReconcileNs: 5e9, OverloadMessage: "Service temporarily unavailable: All workers are busy, please retry later"},
 		Sources: [][2]string{
 			{"cost and weights", "lib/llm/src/kv_router/scheduler.rs@" + commitV09 + ":L499-521; components/src/dynamo/frontend/main.py@" + commitV09 + ":L161-172"},
 			{"tie-break", "lib/llm/src/kv_router/scheduler.rs@" + commitV09 + ":L390-403,L542-559 (smallest indexer tree, then map order)"},
@@ -99,8 +84,9 @@ var releases = []Release{
 		},
 	},
 	{
-		Version: "1.2.0", QueueThreshold: 4.0, DecodeBlocksFrac: 1.0, PrefillTokens: 10_000_000, PrefillTokensFrac: 10.0,
-		Gate: FleetGate, ReconcileNs: 5e9, FreezeParkedOverlap: true, OverloadCode: 503, OverloadMessage: "ResourceExhausted: " + MsgAllBusy,
+		Version: "1.2.0", QueueThreshold: 4.0, OverloadCode: 503,
+		Admission: Admission{DecodeBlocksFrac: 1.0, PrefillTokens: 10_000_000, PrefillTokensFrac: 10.0, Gate: FleetGate, ReconcileNs: 5e9,
+			FreezeParkedOverlap: true, OverloadMessage: "ResourceExhausted: " + MsgAllBusy},
 		Sources: [][2]string{
 			{"cost and weights", "lib/kv-router/src/scheduling/selector.rs@" + commitV12 + ":L107-195; components/src/dynamo/common/configuration/groups/kv_router_args.py@" + commitV12 + ":L161-205"},
 			{"tie-break", "lib/kv-router/src/scheduling/selector.rs@" + commitV12 + ":L282-301 (uniform)"},
@@ -114,8 +100,8 @@ var releases = []Release{
 		},
 	},
 	{
-		Version: "1.4.0", Gate: ExcludeBusy, ReconcileNs: 5e9, KeepOverloaded: true,
-		OverloadCode: 529, OverloadMessage: "Service temporarily overloaded",
+		Version: "1.4.0", OverloadCode: 529,
+		Admission: Admission{Gate: ExcludeBusy, ReconcileNs: 5e9, KeepOverloaded: true, OverloadMessage: "Service temporarily overloaded"},
 		Sources: [][2]string{
 			{"cost and weights", "lib/kv-router/src/scheduling/selector/default.rs@" + commitV14 + ":L217-288; kv_router_args.py@" + commitV14 + ":L303-394"},
 			{"router queue off", "kv_router_args.py@" + commitV14 + ":L520-539 (#11599)"},
@@ -173,21 +159,31 @@ func majorMinor(v string) ([2]int, error) {
 	return out, nil
 }
 
-// Admission is what a Dynamo KV policy's router stage enforces around it:
-// the busy monitor's thresholds (0 = off), how the busy state refuses
-// requests, and whether parked requests keep their arrival-time overlaps.
+// Admission is what a Dynamo policy's router stage enforces around it.
 type Admission struct {
+	// The busy monitor's thresholds (0 = off): decode blocks (the router's
+	// booked prompt blocks, or the engine's published kv_used_blocks) over
+	// this × the worker's total blocks; prefill tokens over an absolute
+	// count; prefill tokens over this × max_num_batched_tokens.
+	DecodeBlocksFrac  float64
+	PrefillTokens     int
+	PrefillTokensFrac float64
+	// Gate is how the busy state reaches requests.
+	Gate GateRule
+	// ReconcileNs is the period (ns) at which the frontend's client resets
+	// its free set to every worker (FleetGate), and KeepOverloaded whether
+	// the reset keeps the workers the monitor reported overloaded.
+	ReconcileNs    int64
+	KeepOverloaded bool
+	// OverloadMessage is the body of a busy refusal.
+	OverloadMessage string
+	// FreezeParkedOverlap: a parked request keeps the cached-prefix
+	// overlaps the router computed when it arrived, for its choice and its
+	// booking at dequeue (v1.2; refreshed from v1.3, #9663).
+	FreezeParkedOverlap bool
 	// EngineOnly: the monitor hears only the engines' published usage, not
 	// the router's own load (round-robin and random have no KV router).
-	EngineOnly          bool
-	FreezeParkedOverlap bool
-	DecodeBlocksFrac    float64
-	PrefillTokens       int
-	PrefillTokensFrac   float64
-	Gate                GateRule
-	ReconcileNs         int64
-	KeepOverloaded      bool
-	OverloadMessage     string
+	EngineOnly bool
 }
 
 // Armed says the monitor can mark a worker busy and the busy state reaches
@@ -208,4 +204,82 @@ type Admitter interface {
 type OverloadView interface {
 	View
 	Overloaded(w int) bool
+}
+
+// dynamoKVParams are kv's parameters: the cost's, the busy monitor's three
+// thresholds, then the router queue's.
+var dynamoKVParams = append(kvParams[:len(kvParams):len(kvParams)], "active-decode-blocks-threshold", "active-prefill-tokens-threshold",
+	"active-prefill-tokens-threshold-frac", "router-queue-threshold", "max-queued-isl-tokens")
+
+func newKV(p Params) *KV {
+	return &KV{Rand: p.Rand, Credit: p.OverlapScoreCredit, Scale: p.PrefillLoadScale, Temperature: p.RouterTemperature}
+}
+
+// engineOnlyAdmission is the busy monitor of --router-mode round-robin or
+// random: no router bookkeeping feeds it, only the engines' published
+// kv_used_blocks against the decode threshold, which can trip only below
+// 1 (the engine never uses more than its total blocks).
+func engineOnlyAdmission(p Params) Admission {
+	rel := releaseFor(p)
+	a := rel.Admission
+	a.PrefillTokens, a.PrefillTokensFrac, a.FreezeParkedOverlap, a.EngineOnly = 0, 0, false, true
+	if f := p.ActiveDecodeBlocksThreshold; f >= 0 {
+		a.DecodeBlocksFrac = f
+	}
+	if a.DecodeBlocksFrac >= 1 {
+		a.DecodeBlocksFrac = 0 // cannot trip
+	}
+	return a
+}
+
+// engineAdmission says round-robin's or random's busy monitor is armed
+// with p (it then needs the engines' published usage).
+func engineAdmission(p Params) bool { return engineOnlyAdmission(p).Armed() }
+
+// engineUsageMatters says the busy monitor of a kv policy with p can be
+// tripped by the engine's published kv_used_blocks: only by a decode
+// threshold below 1, since the engine never uses more than its total
+// blocks (routesim then keeps the engine feed; it costs the decode runs).
+func engineUsageMatters(p Params) bool {
+	k := newDynamoKV(p)
+	return k.Admit.Armed() && k.Admit.Gate != NoGate && k.Admit.DecodeBlocksFrac > 0 && k.Admit.DecodeBlocksFrac < 1
+}
+
+// newDynamoKV is Dynamo's KV router as p.DynamoVersion ships it, with every
+// parameter p sets (≥ 0) overriding the release's default.
+func newDynamoKV(p Params) *KV {
+	rel := releaseFor(p)
+	orF := func(v, def float64) float64 {
+		if v < 0 {
+			return def
+		}
+		return v
+	}
+	orI := func(v, def int) int {
+		if v < 0 {
+			return def
+		}
+		return v
+	}
+	k := newKV(p)
+	k.Release = rel
+	k.Admit = rel.Admission
+	k.Admit.DecodeBlocksFrac = orF(p.ActiveDecodeBlocksThreshold, rel.DecodeBlocksFrac)
+	k.Admit.PrefillTokens = orI(p.ActivePrefillTokensThreshold, rel.PrefillTokens)
+	k.Admit.PrefillTokensFrac = orF(p.ActivePrefillTokensThresholdFrac, rel.PrefillTokensFrac)
+	if q := orF(p.RouterQueueThreshold, rel.QueueThreshold); q > 0 {
+		k.Queue = &QueueGate{Threshold: q, MaxQueuedISLTokens: p.MaxQueuedISLTokens}
+	}
+	return k
+}
+
+// releaseFor is the release p.DynamoVersion names (the run description
+// validates the version before any policy is built; an invalid one falls
+// back to DefaultDynamoVersion).
+func releaseFor(p Params) Release {
+	rel, err := ReleaseOf(p.DynamoVersion)
+	if err != nil {
+		rel, _ = ReleaseOf(DefaultDynamoVersion)
+	}
+	return rel
 }
