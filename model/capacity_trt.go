@@ -23,12 +23,15 @@ const DefaultFreeGPUMemoryFraction = 0.9
 // unlike vLLM, whose fraction applies to the whole memory. The
 // activation and non-torch terms are vLLM's (the forward peak per batched
 // token; NCCL and cuBLAS workspaces): transferred, not measured on
-// TensorRT-LLM. The dummy requests are few, so the sampler term vLLM
-// reserves per sequence slot is left out; CUDA graphs are captured after
-// the cache is sized (they live in the 1 − fraction left over). An
-// override (num_gpu_blocks_override, kv_cache_tokens) replaces the
-// derived figure as for vLLM. BudgetBytes is what the worker allocates:
-// all but the 1 − fraction of the free memory it leaves.
+// TensorRT-LLM. The dummy requests are max_num_tokens split into prompts
+// of up to max_seq_len − 1 tokens (_create_dummy_context_requests), a
+// handful, so the sampler term vLLM reserves per sequence slot is left
+// out. TensorRT-LLM's measured "non-torch" extra also holds its CUDA
+// graphs (its log line: "e.g., NCCL and CUDA graphs"), for which no
+// sourced size is at hand: the pool is overstated by theirs (of the order
+// of a GiB). An override (num_gpu_blocks_override, kv_cache_tokens)
+// replaces the derived figure as for vLLM. BudgetBytes is what the worker
+// allocates: all but the 1 − fraction of the free memory it leaves.
 func (d Deployment) trtMemory(e Engine, blockSize int) (Memory, error) {
 	frac := e.FreeGPUMemoryFraction
 	if frac == 0 {
