@@ -65,7 +65,7 @@ func TestEngineSettingsBelongToTheirEngine(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{`{"engine": "sglang"}`, `engine: "sglang": want vllm or trtllm`},
 		{"{\n\"capacity_scheduler_policy\": \"MAX_UTILIZATION\"\n}", "s.json:2: capacity_scheduler_policy: is TensorRT-LLM's"},
-		{`{"enable_chunked_prefill": true}`, "enable_chunked_prefill: is TensorRT-LLM's"},
+		{`{"disable_overlap_scheduler": true}`, "disable_overlap_scheduler: is TensorRT-LLM's"},
 		{`{"engine": "trtllm", "capacity_scheduler_policy": "FIFO"}`, `capacity_scheduler_policy: "FIFO": want GUARANTEED_NO_EVICT`},
 		{`{"engine": "trtllm", "free_gpu_memory_fraction": 2}`, "free_gpu_memory_fraction: 2 must be in (0, 1]"},
 		{"{\"engine\": \"trtllm\",\n\"gpu_memory_utilization\": 0.8}", "s.json:2: gpu_memory_utilization: is vLLM's"},

@@ -75,7 +75,8 @@ type Spec struct {
 	// block_size its tokens_per_block (a scenario file that names the
 	// engine and no block size gets 32), enable_prefix_caching its
 	// enable_block_reuse; the fields below are its own (zero = its
-	// default) and gpu_memory_utilization is not read.
+	// default) and gpu_memory_utilization is not read. vLLM V1 always
+	// chunks prefill: enable_chunked_prefill changes nothing there.
 	Engine                  string  `json:"engine,omitempty"`
 	CapacitySchedulerPolicy string  `json:"capacity_scheduler_policy,omitempty"`
 	EnableChunkedPrefill    bool    `json:"enable_chunked_prefill,omitempty"`
@@ -259,7 +260,7 @@ func (s *Spec) checkEngineKind() []error {
 	for _, c := range []struct {
 		field string
 		set   bool
-	}{{"capacity_scheduler_policy", s.CapacitySchedulerPolicy != ""}, {"enable_chunked_prefill", s.EnableChunkedPrefill},
+	}{{"capacity_scheduler_policy", s.CapacitySchedulerPolicy != ""},
 		{"disable_overlap_scheduler", s.DisableOverlapScheduler}, {"free_gpu_memory_fraction", s.FreeGPUMemoryFraction != 0}} {
 		if c.set {
 			errs = append(errs, inputerr.Fieldf(c.field, "is TensorRT-LLM's: it needs `engine` trtllm"))
@@ -277,7 +278,7 @@ func (s *Spec) engineFlags() sim.EngineFlags {
 		MaxNumBatchedTokens: s.MaxNumBatchedTokens, GPUMemoryUtilization: s.GPUMemUtil,
 		NoPrefixCaching: !s.PrefixCaching, VLLMVersion: s.VLLMVersion,
 		NumGPUBlocksOverride: s.NumGPUBlocksOverride, KVCacheTokens: s.KVCacheTokens,
-		Engine: kind, CapacityPolicy: pol, ChunkedPrefill: s.EnableChunkedPrefill,
+		Engine: kind, CapacityPolicy: pol, ChunkedPrefill: kind == sim.TRTLLM && s.EnableChunkedPrefill,
 		NoOverlap: s.DisableOverlapScheduler, FreeGPUMemoryFraction: s.FreeGPUMemoryFraction,
 	}
 }
