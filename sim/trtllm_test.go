@@ -36,10 +36,15 @@ func tightKV(cfg Config) Config {
 	return cfg
 }
 
-// runJobs runs tr on cfg, with max_tokens[i] set on job i when given,
-// checking every invariant (simulateWith's checks, for a prepared
-// workload).
+// runJobs runs tr on cfg under round-robin, with max_tokens[i] set on job
+// i when given, checking every invariant (simulateWith's checks, for a
+// prepared workload).
 func runJobs(t *testing.T, cfg Config, tr *workload.Trace, maxTokens ...int) (*Result, *stepLog) {
+	t.Helper()
+	return runJobsWith(t, cfg, &policy.RoundRobin{}, tr, maxTokens...)
+}
+
+func runJobsWith(t *testing.T, cfg Config, pol policy.Policy, tr *workload.Trace, maxTokens ...int) (*Result, *stepLog) {
 	t.Helper()
 	log := &stepLog{t: t, cfg: cfg}
 	cfg.Observer, cfg.CheckInvariants = log, true
@@ -50,7 +55,7 @@ func runJobs(t *testing.T, cfg Config, tr *workload.Trace, maxTokens ...int) (*R
 	for i, m := range maxTokens {
 		wl.Jobs[i].MaxTokens = m
 	}
-	res, err := Run(cfg, wl, &policy.RoundRobin{})
+	res, err := Run(cfg, wl, pol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,9 +278,9 @@ func TestTRTOverlapSchedulerDelay(t *testing.T) {
 	}
 }
 
-// TestTRTInvariantsOnRandomRuns: under random load, for every capacity
-// policy, with chunked prefill and the overlap scheduler on and off,
-// block reuse on and off and max_tokens above the output length, every
+// TestTRTInvariantsOnRandomRuns: under random load and routers, for every
+// capacity policy, with chunked prefill and the overlap scheduler on and
+// off, block reuse on and off and max_tokens above the output length, every
 // request ends exactly once (checkRecords), no step holds more blocks
 // than the pool or more requests or tokens than the limits (stepLog), the
 // KV pool stays consistent and GUARANTEED_NO_EVICT's reservations always
@@ -300,7 +305,10 @@ func TestTRTInvariantsOnRandomRuns(t *testing.T) {
 		for _, r := range *reqs {
 			maxTokens = append(maxTokens, r.osl+rng.IntN(3400-r.isl-r.osl+1)*rng.IntN(2))
 		}
-		res, _ := runJobs(t, cfg, mkTrace(*reqs...), maxTokens...)
+		name := policy.Names()[rng.IntN(len(policy.Names()))]
+		e, _ := policy.Lookup(name)
+		cfg = routerFor(cfg, e, policy.DefaultParams())
+		res, _ := runJobsWith(t, cfg, seededPolicy(t, name, policy.DefaultParams(), seed)(), mkTrace(*reqs...), maxTokens...)
 		s := Summarize(res)
 		paused += s.Preemptions
 		refused += s.Rejected["rejected-too-long"]
