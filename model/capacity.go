@@ -39,6 +39,12 @@ type Engine struct {
 	// KVCacheTokens is the "GPU KV cache size: N tokens" a vLLM log
 	// printed (0 = derive it).
 	KVCacheTokens int
+	// TRTLLM sizes the cache by TensorRT-LLM's rule instead (trtMemory):
+	// FreeGPUMemoryFraction (its kv_cache_config.free_gpu_memory_fraction)
+	// of the memory left after weights and the profiled activation peak;
+	// MaxNumBatchedTokens is then its max_num_tokens and Version is unused.
+	TRTLLM                bool
+	FreeGPUMemoryFraction float64
 }
 
 // DefaultVLLMVersion is the version the memory model assumes by default:
@@ -97,68 +103,33 @@ type Memory struct {
 // deducted (vLLM 0.9–0.19 logs). An override (--num-gpu-blocks-override or
 // --kv-cache-tokens) replaces the derived token count.
 func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
-	if d.TP < 1 {
-		return Memory{}, fmt.Errorf("model: tensor-parallel degree %d must be ≥ 1", d.TP)
+	if e.TRTLLM {
+		return d.trtMemory(e, blockSize)
 	}
-	if d.Model.KVHeads%d.TP != 0 && d.TP%d.Model.KVHeads != 0 {
-		return Memory{}, inputerr.Fieldf("tp", "%d does not divide %s's %d KV heads (nor is it a multiple of them)", d.TP, d.Model.Name, d.Model.KVHeads)
-	}
-	if !(d.GPUMemoryUtilization > 0 && d.GPUMemoryUtilization <= 1) {
-		return Memory{}, fmt.Errorf("model: gpu-memory-utilization %g must be in (0, 1]", d.GPUMemoryUtilization)
-	}
-	if blockSize < 1 {
-		return Memory{}, errors.New("model: block size must be ≥ 1")
-	}
-	if d.KVDtypeBytes != 1 && d.KVDtypeBytes != 2 {
-		return Memory{}, fmt.Errorf("model: KV dtype of %d bytes (want 1 or 2)", d.KVDtypeBytes)
+	if err := d.checkGroup(blockSize, true); err != nil {
+		return Memory{}, err
 	}
 	legacy, err := legacyActivation(e.Version)
 	if err != nil {
 		return Memory{}, err
 	}
-	tp := int64(d.TP)
-	m := Memory{TotalBytes: d.GPU.MemoryBytes, WeightBytes: d.Model.WeightBytes(d.Quant) / tp}
+	m := Memory{TotalBytes: d.GPU.MemoryBytes, WeightBytes: d.Model.WeightBytes(d.Quant) / int64(d.TP)}
 	m.BudgetBytes = int64(float64(d.GPU.MemoryBytes) * d.GPUMemoryUtilization)
-	tokens, seqs := max(e.MaxNumBatchedTokens, 1), max(e.MaxNumSeqs, 1)
-	fwd := float64(tokens) * (ForwardBytesPerTokenIntermediate*float64(d.Model.Intermediate)/float64(tp) + ForwardBytesPerTokenHidden*float64(d.Model.Hidden))
+	seqs := max(e.MaxNumSeqs, 1)
 	sampler := SamplerBytesPerSeqVocab * float64(seqs) * float64(d.Model.Vocab)
-	act := math.Max(fwd, sampler)
+	act := math.Max(d.forwardPeak(e.MaxNumBatchedTokens), sampler)
 	if legacy {
 		act *= LegacyActivationFactor
 	}
 	m.ActivationBytes = int64(act)
-	m.NonTorchBytes = NonTorchBytesTP1
-	if d.TP > 1 {
-		m.NonTorchBytes = NonTorchBytesTP
-	}
+	m.NonTorchBytes = d.nonTorch()
 	m.KVBytes = m.BudgetBytes - m.WeightBytes - m.ActivationBytes - m.NonTorchBytes
-	perToken := d.Model.KVBytesPerToken(d.KVDtypeBytes) / tp
-	if d.TP > d.Model.KVHeads { // KV heads are replicated past kv_heads ranks
-		perToken = d.Model.KVBytesPerToken(d.KVDtypeBytes) / int64(d.Model.KVHeads)
-	}
 	m.Source = "derived (vLLM " + versionOr(e.Version) + " memory model)"
 	if m.KVBytes > 0 {
-		m.KVTokens = m.KVBytes / perToken
+		m.KVTokens = m.KVBytes / d.kvPerToken()
 	}
-	switch {
-	case e.NumGPUBlocksOverride < 0 || e.KVCacheTokens < 0:
-		return Memory{}, inputerr.Fieldf("num_gpu_blocks_override", "%d and `kv_cache_tokens` %d must be ≥ 0", e.NumGPUBlocksOverride, e.KVCacheTokens)
-	case e.NumGPUBlocksOverride > 0 && e.KVCacheTokens > 0:
-		return Memory{}, inputerr.Fieldf("num_gpu_blocks_override", "or `kv_cache_tokens`, not both")
-	case e.NumGPUBlocksOverride > 0:
-		m.KVTokens, m.Source = int64(e.NumGPUBlocksOverride)*int64(blockSize), "--num-gpu-blocks-override"
-	case e.KVCacheTokens > 0:
-		m.KVTokens, m.Source = int64(e.KVCacheTokens), "--kv-cache-tokens"
-	}
-	if m.Source[0] == '-' {
-		if m.KVTokens < int64(blockSize) {
-			return Memory{}, fmt.Errorf("%s: %d tokens is less than one block of %d", m.Source, m.KVTokens, blockSize)
-		}
-		if m.KVTokens > MaxKVTokens || float64(m.KVTokens)*float64(perToken) > float64(d.GPU.MemoryBytes) {
-			return Memory{}, fmt.Errorf("%s: %d tokens of KV need %.1f GiB per GPU, more than %s's %.1f GiB",
-				m.Source, m.KVTokens, float64(m.KVTokens)*float64(perToken)/GiB, d.GPU.Name, float64(d.GPU.MemoryBytes)/GiB)
-		}
-		return m, nil
+	if done, err := d.override(&m, e, blockSize); done || err != nil {
+		return m, err
 	}
 	if m.KVTokens < int64(blockSize) {
 		// Named as vLLM does ("No available memory for the cache blocks.
@@ -171,6 +142,76 @@ func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
 		return Memory{}, fmt.Errorf("model: KV capacity of %d tokens is absurd", m.KVTokens)
 	}
 	return m, nil
+}
+
+// checkGroup reports a tensor-parallel group, memory fraction (vllm:
+// gpu-memory-utilization), block size or KV dtype no engine can run.
+func (d Deployment) checkGroup(blockSize int, vllm bool) error {
+	if d.TP < 1 {
+		return fmt.Errorf("model: tensor-parallel degree %d must be ≥ 1", d.TP)
+	}
+	if d.Model.KVHeads%d.TP != 0 && d.TP%d.Model.KVHeads != 0 {
+		return inputerr.Fieldf("tp", "%d does not divide %s's %d KV heads (nor is it a multiple of them)", d.TP, d.Model.Name, d.Model.KVHeads)
+	}
+	if vllm && !(d.GPUMemoryUtilization > 0 && d.GPUMemoryUtilization <= 1) {
+		return fmt.Errorf("model: gpu-memory-utilization %g must be in (0, 1]", d.GPUMemoryUtilization)
+	}
+	if blockSize < 1 {
+		return errors.New("model: block size must be ≥ 1")
+	}
+	if d.KVDtypeBytes != 1 && d.KVDtypeBytes != 2 {
+		return fmt.Errorf("model: KV dtype of %d bytes (want 1 or 2)", d.KVDtypeBytes)
+	}
+	return nil
+}
+
+// forwardPeak is the forward pass's activation peak, per GPU, over a
+// profiling batch of tokens.
+func (d Deployment) forwardPeak(tokens int) float64 {
+	return float64(max(tokens, 1)) * (ForwardBytesPerTokenIntermediate*float64(d.Model.Intermediate)/float64(d.TP) + ForwardBytesPerTokenHidden*float64(d.Model.Hidden))
+}
+
+// nonTorch is the non-torch allocation per GPU (NonTorchBytesTP1/TP).
+func (d Deployment) nonTorch() int64 {
+	if d.TP > 1 {
+		return NonTorchBytesTP
+	}
+	return NonTorchBytesTP1
+}
+
+// kvPerToken is one token's KV bytes on one GPU of the group; KV heads are
+// replicated past kv_heads ranks.
+func (d Deployment) kvPerToken() int64 {
+	if d.TP > d.Model.KVHeads {
+		return d.Model.KVBytesPerToken(d.KVDtypeBytes) / int64(d.Model.KVHeads)
+	}
+	return d.Model.KVBytesPerToken(d.KVDtypeBytes) / int64(d.TP)
+}
+
+// override applies e's capacity override, if any, to m (done: m's token
+// count is the override's), refusing a bad one.
+func (d Deployment) override(m *Memory, e Engine, blockSize int) (done bool, err error) {
+	switch {
+	case e.NumGPUBlocksOverride < 0 || e.KVCacheTokens < 0:
+		return true, inputerr.Fieldf("num_gpu_blocks_override", "%d and `kv_cache_tokens` %d must be ≥ 0", e.NumGPUBlocksOverride, e.KVCacheTokens)
+	case e.NumGPUBlocksOverride > 0 && e.KVCacheTokens > 0:
+		return true, inputerr.Fieldf("num_gpu_blocks_override", "or `kv_cache_tokens`, not both")
+	case e.NumGPUBlocksOverride > 0:
+		m.KVTokens, m.Source = int64(e.NumGPUBlocksOverride)*int64(blockSize), "--num-gpu-blocks-override"
+	case e.KVCacheTokens > 0:
+		m.KVTokens, m.Source = int64(e.KVCacheTokens), "--kv-cache-tokens"
+	default:
+		return false, nil
+	}
+	perToken := d.kvPerToken()
+	if m.KVTokens < int64(blockSize) {
+		return true, fmt.Errorf("%s: %d tokens is less than one block of %d", m.Source, m.KVTokens, blockSize)
+	}
+	if m.KVTokens > MaxKVTokens || float64(m.KVTokens)*float64(perToken) > float64(d.GPU.MemoryBytes) {
+		return true, fmt.Errorf("%s: %d tokens of KV need %.1f GiB per GPU, more than %s's %.1f GiB",
+			m.Source, m.KVTokens, float64(m.KVTokens)*float64(perToken)/GiB, d.GPU.Name, float64(d.GPU.MemoryBytes)/GiB)
+	}
+	return true, nil
 }
 
 // MaxKVTokens bounds a worker's KV capacity in tokens: 2^40, some 10^5

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/routesim/routesim/internal/inputerr"
+	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/workload"
 )
 
@@ -62,7 +63,14 @@ func LoadSource(path string, base Spec) (Spec, *Source, error) {
 	if src.Line("profile") > 0 && s.Profile != "" && s.Profile != "kernel-prior" && !filepath.IsAbs(s.Profile) {
 		s.Profile = filepath.Join(dir, s.Profile)
 	}
-	if err := s.Validate(); err != nil {
+	if src.Line("engine") > 0 && src.Line("block_size") == 0 {
+		s.BlockSize = sim.DefaultBlockSize(s.EngineKind()) // the named engine's own
+	}
+	err = s.Validate()
+	if s.EngineKind() == sim.TRTLLM && src.Line("gpu_memory_utilization") > 0 {
+		err = errors.Join(err, inputerr.Fieldf("gpu_memory_utilization", "is vLLM's: TensorRT-LLM sizes its KV cache by `free_gpu_memory_fraction`"))
+	}
+	if err != nil {
 		return base, nil, atFields(src, err)
 	}
 	return s, src, nil

@@ -68,6 +68,20 @@ type Spec struct {
 	NumGPUBlocksOverride int    `json:"num_gpu_blocks_override,omitempty"`
 	KVCacheTokens        int    `json:"kv_cache_tokens,omitempty"`
 	EnforceEager         bool   `json:"enforce_eager,omitempty"`
+	// Engine is the serving engine every worker runs: "vllm" (or empty)
+	// or "trtllm" (TensorRT-LLM 1.3.0rc14's PyTorch executor, as Dynamo
+	// 1.2.0 ships it). For trtllm, max_num_seqs and max_num_batched_tokens
+	// are its max_batch_size and max_num_tokens (0 = 2048 and 8192),
+	// block_size its tokens_per_block (a scenario file that names the
+	// engine and no block size gets 32), enable_prefix_caching its
+	// enable_block_reuse; the fields below are its own (zero = its
+	// default) and gpu_memory_utilization is not read. vLLM V1 always
+	// chunks prefill: enable_chunked_prefill changes nothing there.
+	Engine                  string  `json:"engine,omitempty"`
+	CapacitySchedulerPolicy string  `json:"capacity_scheduler_policy,omitempty"`
+	EnableChunkedPrefill    bool    `json:"enable_chunked_prefill,omitempty"`
+	DisableOverlapScheduler bool    `json:"disable_overlap_scheduler,omitempty"`
+	FreeGPUMemoryFraction   float64 `json:"free_gpu_memory_fraction,omitempty"`
 
 	Seed            uint64 `json:"seed"`
 	CheckInvariants bool   `json:"check_invariants"`
@@ -205,6 +219,7 @@ func (s *Spec) checkEngine() error {
 			errs = append(errs, inputerr.Fieldf(c.field, "%d must be in [0, %d] (0 = vLLM's default)", c.v, c.max))
 		}
 	}
+	errs = append(errs, s.checkEngineKind()...)
 	if s.TP < 1 || s.TP > 64 {
 		errs = append(errs, inputerr.Fieldf("tp", "%d must be in [1, 64]", s.TP))
 	}
@@ -215,6 +230,64 @@ func (s *Spec) checkEngine() error {
 		errs = append(errs, inputerr.Fieldf("gpu_memory_utilization", "%g must be in (0, 1]", u))
 	}
 	return errors.Join(errs...)
+}
+
+// checkEngineKind checks the engine's name and that no setting of the
+// other engine is given.
+func (s *Spec) checkEngineKind() []error {
+	kind, err := sim.ParseEngine(s.Engine)
+	if err != nil {
+		return []error{inputerr.Wrap("engine", err)}
+	}
+	var errs []error
+	if _, err := sim.ParseCapacityPolicy(s.CapacitySchedulerPolicy); err != nil {
+		errs = append(errs, inputerr.Wrap("capacity_scheduler_policy", err))
+	}
+	if f := s.FreeGPUMemoryFraction; f != 0 && !(f > 0 && f <= 1) {
+		errs = append(errs, inputerr.Fieldf("free_gpu_memory_fraction", "%g must be in (0, 1]", f))
+	}
+	if kind == sim.TRTLLM {
+		for _, c := range []struct {
+			field string
+			set   bool
+		}{{"vllm_version", s.VLLMVersion != ""}, {"enforce_eager", s.EnforceEager}} {
+			if c.set {
+				errs = append(errs, inputerr.Fieldf(c.field, "is vLLM's: it has no effect with `engine` trtllm"))
+			}
+		}
+		return errs
+	}
+	for _, c := range []struct {
+		field string
+		set   bool
+	}{{"capacity_scheduler_policy", s.CapacitySchedulerPolicy != ""},
+		{"disable_overlap_scheduler", s.DisableOverlapScheduler}, {"free_gpu_memory_fraction", s.FreeGPUMemoryFraction != 0}} {
+		if c.set {
+			errs = append(errs, inputerr.Fieldf(c.field, "is TensorRT-LLM's: it needs `engine` trtllm"))
+		}
+	}
+	return errs
+}
+
+// engineFlags are the spec's engine knobs (Validate has checked them).
+func (s *Spec) engineFlags() sim.EngineFlags {
+	kind, _ := sim.ParseEngine(s.Engine)
+	pol, _ := sim.ParseCapacityPolicy(s.CapacitySchedulerPolicy)
+	return sim.EngineFlags{
+		BlockSize: s.BlockSize, MaxModelLen: s.MaxModelLen, MaxNumSeqs: s.MaxNumSeqs,
+		MaxNumBatchedTokens: s.MaxNumBatchedTokens, GPUMemoryUtilization: s.GPUMemUtil,
+		NoPrefixCaching: !s.PrefixCaching, VLLMVersion: s.VLLMVersion,
+		NumGPUBlocksOverride: s.NumGPUBlocksOverride, KVCacheTokens: s.KVCacheTokens,
+		Engine: kind, CapacityPolicy: pol, ChunkedPrefill: kind == sim.TRTLLM && s.EnableChunkedPrefill,
+		NoOverlap: s.DisableOverlapScheduler, FreeGPUMemoryFraction: s.FreeGPUMemoryFraction,
+	}
+}
+
+// EngineKind is the spec's engine (vLLM if its name is bad: Validate
+// reports that).
+func (s *Spec) EngineKind() sim.EngineKind {
+	k, _ := sim.ParseEngine(s.Engine)
+	return k
 }
 
 // overloadCode is the HTTP status of Dynamo's busy rejections in the
@@ -313,12 +386,7 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 		return nil, inputerr.Wrap("profile", err)
 	}
 	entry, _ := policy.Lookup(s.Policy)
-	wc, err := sim.ResolveWorker(dep, sim.EngineFlags{
-		BlockSize: s.BlockSize, MaxModelLen: s.MaxModelLen, MaxNumSeqs: s.MaxNumSeqs,
-		MaxNumBatchedTokens: s.MaxNumBatchedTokens, GPUMemoryUtilization: s.GPUMemUtil,
-		NoPrefixCaching: !s.PrefixCaching, VLLMVersion: s.VLLMVersion,
-		NumGPUBlocksOverride: s.NumGPUBlocksOverride, KVCacheTokens: s.KVCacheTokens,
-	})
+	wc, err := sim.ResolveWorker(dep, s.engineFlags())
 	if err != nil {
 		return nil, err
 	}
@@ -421,6 +489,13 @@ func (b *Built) Exec(cfg sim.Config, concurrency int, pol policy.Policy) (*sim.R
 		return nil, pop, e.Err() // a closed loop cut short by its request bound
 	}
 	return res.After(atLeastOneTick(sim.Time(b.spec.WarmupS*1e9), b.spec.WarmupS)), pop, nil
+}
+
+// MemoryUsedBytes is the memory.used nvidia-smi would report for each of
+// b's workers (the simulated NVML's, and AIPerf's telemetry).
+func (b *Built) MemoryUsedBytes() int64 {
+	w := b.Config.Front().Worker
+	return b.Deploy.MemoryUsedBytes(sim.MemoryEngine(b.spec.engineFlags(), w), w.BlockSize)
 }
 
 // InputError wraps a problem with an input file (as opposed to a bad

@@ -205,11 +205,13 @@ func (c *cluster) Handle(e Event) {
 		}
 		w.busy = false
 		w.finishStep(c.sampled)
+		w.overlapCutoff()
 		c.startStep(w)
 	case KindKick:
 		w := c.workers[e.Arg]
 		w.kicked = false
 		if !w.busy {
+			w.seeAll()
 			c.startStep(w)
 		}
 	case KindTimeout:
@@ -324,6 +326,9 @@ func (c *cluster) startStep(w *worker) {
 		if err := w.kv.Check(); err != nil {
 			panic(fmt.Sprintf("sim: worker %d: %v", w.id, err))
 		}
+		if err := w.checkReservations(); err != nil {
+			panic(fmt.Sprintf("sim: worker %d: %v", w.id, err))
+		}
 	}
 	start, end := c.eng.Now(), c.eng.Now()+dur
 	if c.runs {
@@ -408,6 +413,9 @@ func (c *cluster) bookStep(w *worker, start, dur Time, b model.Batch) {
 // run's last step was not), then in worker order.
 func (c *cluster) scheduleStepEnd(w *worker, start, t Time) {
 	w.endAt = t
+	if w.trt != nil {
+		w.trt.stepStart = start
+	}
 	c.eng.ScheduleOrdered(t, KindStepEnd, int32(w.id), uint64(start))
 }
 

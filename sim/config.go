@@ -183,16 +183,30 @@ func (w WorkerConfig) validate() []error {
 	if w.KVBlocks < 1 {
 		bad("KV capacity of %d blocks must be ≥ 1", w.KVBlocks)
 	}
+	if w.Engine != VLLM && w.Engine != TRTLLM {
+		errs = append(errs, inputerr.Fieldf("engine", "%v: want vllm or trtllm", w.Engine))
+	}
+	if w.Engine == VLLM && (w.CapacityPolicy != GuaranteedNoEvict || w.ChunkedPrefill || w.NoOverlap) {
+		bad("a vLLM worker with TensorRT-LLM settings (capacity policy %v, chunked prefill %v, overlap off %v)", w.CapacityPolicy, w.ChunkedPrefill, w.NoOverlap)
+	}
+	if w.CapacityPolicy > StaticBatch {
+		errs = append(errs, inputerr.Fieldf("capacity_scheduler_policy", "%v: want GUARANTEED_NO_EVICT, MAX_UTILIZATION or STATIC_BATCH", w.CapacityPolicy))
+	}
 	if w.MaxModelLen < 1 {
 		errs = append(errs, inputerr.Fieldf("max_model_len", "%d must be ≥ 1", w.MaxModelLen))
 	} else if w.KVBlocks >= 1 && w.BlockSize >= 1 && w.MaxModelLen > w.KVBlocks*w.BlockSize {
-		errs = append(errs, inputerr.Fieldf("max_model_len", "%d needs more KV than a worker has (%d blocks × %d = %d tokens); lower it or raise `gpu_memory_utilization`",
-			w.MaxModelLen, w.KVBlocks, w.BlockSize, w.KVBlocks*w.BlockSize))
+		fraction := "gpu_memory_utilization"
+		if w.Engine == TRTLLM {
+			fraction = "free_gpu_memory_fraction"
+		}
+		errs = append(errs, inputerr.Fieldf("max_model_len", "%d needs more KV than a worker has (%d blocks × %d = %d tokens); lower it or raise `%s`",
+			w.MaxModelLen, w.KVBlocks, w.BlockSize, w.KVBlocks*w.BlockSize, fraction))
 	}
 	return errs
 }
 
-// EngineFlags are the user's engine knobs; a zero field means vLLM's default.
+// EngineFlags are the user's engine knobs; a zero field means the
+// engine's default (vLLM's unless Engine says otherwise).
 type EngineFlags struct {
 	BlockSize            int
 	MaxModelLen          int
@@ -205,20 +219,38 @@ type EngineFlags struct {
 	VLLMVersion          string
 	NumGPUBlocksOverride int
 	KVCacheTokens        int
+	// Engine selects the scheduler; the rest are TensorRT-LLM's knobs
+	// (WorkerConfig), FreeGPUMemoryFraction its memory rule's fraction.
+	Engine                EngineKind
+	CapacityPolicy        CapacityPolicy
+	ChunkedPrefill        bool
+	NoOverlap             bool
+	FreeGPUMemoryFraction float64
 }
 
-// ResolveWorker fills vLLM's defaults and derives the KV capacity. The
-// batch defaults are the GPU's catalogue entry (vLLM's API-server rule);
-// max_num_seqs never exceeds max_num_batched_tokens; max_model_len defaults
-// to the model's max_position_embeddings.
+// TensorRT-LLM's batch defaults: BaseLlmArgs.max_batch_size and
+// max_num_tokens at 1.3.0rc14, which trtllm-serve and Dynamo's TRT-LLM
+// worker keep (reading §1).
+const (
+	TRTLLMMaxBatchSize = 2048
+	TRTLLMMaxNumTokens = 8192
+)
+
+// ResolveWorker fills the engine's defaults and derives the KV capacity.
+// vLLM: the batch defaults are the GPU's catalogue entry (vLLM's
+// API-server rule) and max_num_seqs never exceeds max_num_batched_tokens.
+// TensorRT-LLM: max_batch_size 2048, max_num_tokens 8192 on every GPU,
+// tokens_per_block 32, its own memory rule. Both: max_model_len (max_seq_len)
+// defaults to the model's max_position_embeddings.
 func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	var errs []error
+	trt := f.Engine == TRTLLM
 	if f.GPUMemoryUtilization == 0 {
 		f.GPUMemoryUtilization = 0.9
 	}
 	dep.GPUMemoryUtilization = f.GPUMemoryUtilization
 	if f.BlockSize == 0 {
-		f.BlockSize = 64
+		f.BlockSize = DefaultBlockSize(f.Engine)
 	}
 	if err := CheckBlockSize(f.BlockSize); err != nil {
 		errs = append(errs, err)
@@ -227,11 +259,20 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	if seqs < 1 || tokens < 1 { // a GPU from outside the catalogue
 		seqs, tokens = 256, 2048
 	}
+	if trt {
+		seqs, tokens = TRTLLMMaxBatchSize, TRTLLMMaxNumTokens
+	}
 	if f.MaxNumBatchedTokens == 0 {
 		f.MaxNumBatchedTokens = tokens
 	}
 	if f.MaxNumSeqs == 0 {
-		f.MaxNumSeqs = min(seqs, f.MaxNumBatchedTokens)
+		f.MaxNumSeqs = seqs
+		if !trt {
+			f.MaxNumSeqs = min(seqs, f.MaxNumBatchedTokens)
+		}
+	}
+	if !trt && (f.CapacityPolicy != GuaranteedNoEvict || f.ChunkedPrefill || f.NoOverlap || f.FreeGPUMemoryFraction != 0) {
+		errs = append(errs, inputerr.Fieldf("engine", "vllm has no capacity_scheduler_policy, enable_chunked_prefill, disable_overlap_scheduler or free_gpu_memory_fraction (TensorRT-LLM's settings): set engine trtllm or drop them"))
 	}
 	if f.MaxModelLen == 0 {
 		f.MaxModelLen = dep.Model.MaxPositions
@@ -241,8 +282,7 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	blocks := 0
 	if len(errs) == 0 {
 		var err error
-		eng := model.Engine{Version: f.VLLMVersion, MaxNumBatchedTokens: f.MaxNumBatchedTokens, MaxNumSeqs: f.MaxNumSeqs,
-			NumGPUBlocksOverride: f.NumGPUBlocksOverride, KVCacheTokens: f.KVCacheTokens}
+		eng := f.memoryEngine()
 		if blocks, err = dep.KVBlocks(f.BlockSize, eng); err != nil {
 			errs = append(errs, err)
 		} else if err := overrideFits(f, blocks); err != nil {
@@ -259,7 +299,26 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 		KVBlocks:            blocks,
 		MaxModelLen:         f.MaxModelLen,
 		NoPrefixCaching:     f.NoPrefixCaching,
+		Engine:              f.Engine,
+		CapacityPolicy:      f.CapacityPolicy,
+		ChunkedPrefill:      f.ChunkedPrefill,
+		NoOverlap:           f.NoOverlap,
 	}, nil
+}
+
+// memoryEngine is what the memory model needs of f (its defaults filled).
+func (f EngineFlags) memoryEngine() model.Engine {
+	return model.Engine{Version: f.VLLMVersion, MaxNumBatchedTokens: f.MaxNumBatchedTokens, MaxNumSeqs: f.MaxNumSeqs,
+		NumGPUBlocksOverride: f.NumGPUBlocksOverride, KVCacheTokens: f.KVCacheTokens,
+		TRTLLM: f.Engine == TRTLLM, FreeGPUMemoryFraction: f.FreeGPUMemoryFraction}
+}
+
+// MemoryEngine is the memory model's view of engine flags f once
+// ResolveWorker has given w its settings (for memory.used in outputs).
+func MemoryEngine(f EngineFlags, w WorkerConfig) model.Engine {
+	f.MaxNumSeqs, f.MaxNumBatchedTokens = w.MaxNumSeqs, w.MaxNumBatchedTokens
+	f.Engine = w.Engine
+	return f.memoryEngine()
 }
 
 // overrideFits refuses a KV capacity the user set (num_gpu_blocks_override,

@@ -107,9 +107,28 @@ func FuzzDecodeRunsMatchStepByStep(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64) { randomRunCase(t, seed) })
 }
 
+// TestDecodeRunsMatchStepByStepTRTLLM is the comparison with
+// TensorRT-LLM workers: every capacity policy, chunked prefill and the
+// overlap scheduler on and off.
+func TestDecodeRunsMatchStepByStepTRTLLM(t *testing.T) {
+	var absorbed uint64
+	for seed := uint64(1); seed <= 60; seed++ {
+		absorbed += randomRunCaseOn(t, seed, true)
+	}
+	if absorbed == 0 {
+		t.Fatal("no decode run took a step: the comparison tested nothing")
+	}
+	t.Logf("%d step ends applied inside decode runs", absorbed)
+}
+
 // randomRunCase draws cluster and workload seed, runs it both ways
 // (runBothWays) and returns the step ends decode runs applied.
-func randomRunCase(t *testing.T, seed uint64) uint64 {
+func randomRunCase(t *testing.T, seed uint64) uint64 { return randomRunCaseOn(t, seed, false) }
+
+// randomRunCaseOn is randomRunCase, with TensorRT-LLM workers if trt (its
+// settings drawn from a stream of their own, so that the vLLM cases stay
+// as they were).
+func randomRunCaseOn(t *testing.T, seed uint64, trt bool) uint64 {
 	t.Helper()
 	names := policy.Names()
 	rng := rand.New(rand.NewPCG(seed, 1234))
@@ -138,6 +157,14 @@ func randomRunCase(t *testing.T, seed uint64) uint64 {
 		cfg.Router.Timeout = Time(200+rng.IntN(3000)) * Millisecond
 		cfg.Router.Retries, cfg.Router.RetryBackoff = rng.IntN(3), 50*Millisecond
 	}
+	if trt {
+		r := rand.New(rand.NewPCG(seed, 3535))
+		wc.Engine, wc.CapacityPolicy = TRTLLM, CapacityPolicy(r.IntN(3))
+		wc.ChunkedPrefill, wc.NoOverlap = r.IntN(2) == 0, r.IntN(2) == 0
+		if !wc.ChunkedPrefill && r.IntN(2) == 0 {
+			wc.MaxNumBatchedTokens = 3400 // no prompt refused
+		}
+	}
 	name := names[rng.IntN(len(names))]
 	p := policy.DefaultParams()
 	e, _ := policy.Lookup(name)
@@ -147,6 +174,9 @@ func randomRunCase(t *testing.T, seed uint64) uint64 {
 	}
 	newPol := seededPolicy(t, name, p, seed)
 	label := fmt.Sprintf("seed %d (%s, N=%d)", seed, name, cfg.NumWorkers())
+	if trt {
+		label = fmt.Sprintf("seed %d (%s, N=%d, trtllm %v, chunked %v, overlap %v)", seed, name, cfg.NumWorkers(), wc.CapacityPolicy, wc.ChunkedPrefill, !wc.NoOverlap)
+	}
 	if rng.IntN(4) == 0 { // closed-loop chat clients
 		bs, clients := wc.BlockSize, rng.IntN(6)+1
 		// Both runs need identical clients: each is built from one seed.

@@ -9,8 +9,9 @@ import (
 )
 
 // submit sends request i (again) through the frontend: a too-long request
-// is refused at once (HTTP 400, never retried); others reach the router
-// after the frontend delay.
+// is refused at once (HTTP 400, never retried): over max-model-len, or,
+// for TensorRT-LLM without chunked prefill, a prompt over max_num_tokens;
+// others reach the router after the frontend delay.
 func (c *cluster) submit(i int32) {
 	r := c.reqs.at(i)
 	if r.status != StatusPending {
@@ -27,6 +28,13 @@ func (c *cluster) submit(i int32) {
 		c.end(i, StatusRejectedTooLong, fmt.Sprintf(
 			"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion).",
 			front.Worker.MaxModelLen, total, j.InputTokens, j.OutputTokens))
+		return
+	}
+	if fw := front.Worker; fw.Engine == TRTLLM && !fw.ChunkedPrefill && j.InputTokens > fw.MaxNumBatchedTokens {
+		// TensorRT-LLM's LLM._check_arguments (PyTorch backend, chunked
+		// prefill off), with its message; trtllm-serve answers 400.
+		c.end(i, StatusRejectedTooLong, fmt.Sprintf(
+			"The sum of prompt length (%.1f), query length (0) should not exceed max_num_tokens (%d)", float64(j.InputTokens), fw.MaxNumBatchedTokens))
 		return
 	}
 	delay := Time(math.Round(front.Profile.FrontendDelayNs(j.InputTokens)))

@@ -1,6 +1,7 @@
 // Package sim is routesim's engine: a deterministic discrete-event
-// simulation of N vLLM-like workers behind a router. It does no I/O; traces,
-// scenarios, sweeps, reports and plots are packages beside it.
+// simulation of N vLLM-like (or TensorRT-LLM-like) workers behind a
+// router. It does no I/O; traces, scenarios, sweeps, reports and plots are
+// packages beside it.
 //
 // Reading guide, in the order a request meets the code:
 //
@@ -20,8 +21,10 @@
 //     inverted index of stored blocks, which answer a decision for every
 //     worker in one pass.
 //   - worker.go — one engine: FCFS waiting queue, continuous batching under
-//     a token budget with chunked prefill, recompute preemption, abort;
-//     decoderun.go the decode-only steps a worker takes as one event.
+//     a token budget with chunked prefill, recompute preemption, abort
+//     (vLLM V1's scheduler); trtllm.go TensorRT-LLM's instead (capacity
+//     and micro-batch schedulers, the overlap scheduler), engines.go their
+//     names; decoderun.go the decode-only steps a worker takes as one event.
 //   - kvcache.go, kvindex.go — the paged KV cache with prefix caching
 //     and LRU eviction of unreferenced blocks; blockindex.go the hash
 //     table the router's indexes use.

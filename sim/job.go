@@ -15,6 +15,11 @@ type Job struct {
 	Arrival      Time
 	InputTokens  int
 	OutputTokens int
+	// MaxTokens is the max_tokens the client sent (0: OutputTokens, which
+	// is what AIPerf sends when it replays a trace, and what routesim's
+	// session clients send). Only TensorRT-LLM's GUARANTEED_NO_EVICT reads
+	// it: it reserves KV for InputTokens + MaxTokens.
+	MaxTokens int
 	// Blocks are content hashes of full blocks: block k covers tokens
 	// [k·B, (k+1)·B) of the sequence. Equal hashes mean equal prefixes. The
 	// first PromptBlocks lie inside the prompt; a closed-loop client may
@@ -51,6 +56,9 @@ func (j *Job) check(blockSize int) error {
 	}
 	if j.InputTokens > math.MaxInt32-j.OutputTokens {
 		return fmt.Errorf("%d in and %d out overflow a sequence length", j.InputTokens, j.OutputTokens)
+	}
+	if j.MaxTokens != 0 && (j.MaxTokens < j.OutputTokens || j.MaxTokens > math.MaxInt32-j.InputTokens) {
+		return fmt.Errorf("max_tokens %d below the %d output tokens, or past a sequence length", j.MaxTokens, j.OutputTokens)
 	}
 	if j.InputTokens < 1 || j.OutputTokens < 1 || j.PromptBlocks > j.InputTokens/blockSize ||
 		blocks > (j.InputTokens+j.OutputTokens)/blockSize || j.PromptBlocks > blocks {

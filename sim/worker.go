@@ -7,14 +7,23 @@ import (
 )
 
 // WorkerConfig is one engine's scheduler and memory configuration, with
-// vLLM's flag names. All fields are required (Config fills defaults).
+// vLLM's flag names (TensorRT-LLM's in brackets). All fields but the
+// engine's own are required (ResolveWorker fills defaults); the zero
+// Engine is vLLM.
 type WorkerConfig struct {
-	MaxNumSeqs          int // --max-num-seqs: running requests at most
-	MaxNumBatchedTokens int // --max-num-batched-tokens: tokens per step
-	BlockSize           int // --block-size: tokens per KV block
+	MaxNumSeqs          int // --max-num-seqs [max_batch_size]: requests per step at most
+	MaxNumBatchedTokens int // --max-num-batched-tokens [max_num_tokens]: tokens per step
+	BlockSize           int // --block-size [tokens_per_block]: tokens per KV block
 	KVBlocks            int // KV capacity in blocks
-	MaxModelLen         int // --max-model-len: ISL+OSL at most
+	MaxModelLen         int // --max-model-len [max_seq_len]: ISL+OSL at most
 	NoPrefixCaching     bool
+	// Engine is the scheduler the worker runs: VLLM (worker.go) or
+	// TRTLLM (trtllm.go). The fields after it are TensorRT-LLM's and must
+	// be zero for vLLM. (omitempty keeps a vLLM worker's JSON as it was.)
+	Engine         EngineKind     `json:",omitempty"`
+	CapacityPolicy CapacityPolicy `json:",omitempty"` // capacity_scheduler_policy
+	ChunkedPrefill bool           `json:",omitempty"` // enable_chunked_prefill
+	NoOverlap      bool           `json:",omitempty"` // disable_overlap_scheduler
 }
 
 // reqState is a request's life inside the cluster. The fields a step
@@ -45,6 +54,7 @@ type reqState struct {
 	cached      int // prompt tokens served from the prefix cache at first admission
 	preemptions int
 	admitted    bool
+	decoding    bool // it sampled a token since it was last (re)admitted
 	deadline    Time // when the client gives up on the current send (0 = never)
 }
 
@@ -79,7 +89,8 @@ type worker struct {
 	run     decodeRun // the decode run under way, if any
 	runDurs []Time    // its steps' durations, runDurs[s] for step s (reused)
 	stats   WorkerStats
-	noise   *stepNoise // the service noise of its steps
+	noise   *stepNoise    // the service noise of its steps
+	trt     *trtScheduler // TensorRT-LLM's scheduler state (nil: vLLM's scheduler)
 }
 
 // noisy is a step time of ns with the service noise of w's step k (the
@@ -105,7 +116,11 @@ type WorkerStats struct {
 }
 
 func newWorker(id int, cfg WorkerConfig, prof *model.Profile, reqs *reqStore) *worker {
-	return &worker{id: id, cfg: cfg, prof: prof, reqs: reqs, kv: NewKVCache(cfg.KVBlocks), stats: WorkerStats{KVBlocks: cfg.KVBlocks}}
+	w := &worker{id: id, cfg: cfg, prof: prof, reqs: reqs, kv: NewKVCache(cfg.KVBlocks), stats: WorkerStats{KVBlocks: cfg.KVBlocks}}
+	if cfg.Engine == TRTLLM {
+		w.trt = newTRTScheduler()
+	}
+	return w
 }
 
 func (w *worker) enqueue(r int32) { w.waiting = append(w.waiting, r) }
@@ -173,8 +188,12 @@ func (w *worker) blocksFor(tokens int) int { return (tokens + w.cfg.BlockSize - 
 // waiting requests FCFS while budget, sequence slots and blocks last. A
 // running request that cannot get a block preempts the newest running
 // request (possibly itself); no waiting request is admitted in a step that
-// preempted, as in vLLM V1.
+// preempted, as in vLLM V1. A TensorRT-LLM worker schedules its own way
+// (scheduleTRT).
 func (w *worker) schedule() model.Batch {
+	if w.trt != nil {
+		return w.scheduleTRT()
+	}
 	w.sched = w.sched[:0]
 	budget := w.cfg.MaxNumBatchedTokens
 	preempted := false
@@ -250,7 +269,7 @@ func (w *worker) preempt(ri int32) {
 	r := w.reqs.at(ri)
 	w.kv.Release(r.table)
 	r.table = r.table[:0]
-	r.computed, r.committed = 0, 0
+	r.computed, r.committed, r.decoding = 0, 0, false
 	r.preemptions++
 	w.stats.Preemptions++
 	for i := len(w.running) - 1; i >= 0; i-- {
@@ -318,6 +337,7 @@ func (w *worker) finishStep(sampled func(ri int32)) {
 			continue // a prefill chunk that did not reach the end
 		}
 		r.generated++
+		r.decoding = true
 		sampled(e.req)
 		if r.generated == int(r.osl) {
 			w.kv.Release(r.table)

@@ -2,13 +2,16 @@ package workload
 
 import "github.com/routesim/routesim/sim"
 
+// prefixSalt separates generated shared-prefix hashes from trace ones.
+const prefixSalt = 0x5eed_0f_9ef1
+
 // Prepare expands a trace's 512-token Mooncake blocks into blocks of
 // blockSize tokens. The identity of sub-block j of Mooncake block k is
 // (chained hash of ids 0..k, j), so two prompts share a worker block exactly
 // when they share the Mooncake prefix up to it. Only full blocks get a hash.
-// prefixSalt separates generated shared-prefix hashes from trace ones.
-const prefixSalt = 0x5eed_0f_9ef1
-
+// Jobs leave MaxTokens 0, i.e. max_tokens = the trace's output length:
+// what AIPerf sends when it replays a trace (TensorRT-LLM's
+// GUARANTEED_NO_EVICT reserves prompt + max_tokens).
 func Prepare(t *Trace, blockSize int) (*sim.Workload, error) {
 	if err := sim.CheckBlockSize(blockSize); err != nil {
 		return nil, err

@@ -22,8 +22,15 @@ var flagAliases = []struct{ alias, flag, from string }{
 	{"kv-overlap-score-weight", "prefill-load-scale", "Dynamo ≤ v1.1"},
 	{"busy-threshold", "active-decode-blocks-threshold", "Dynamo ≤ Dec 2025"},
 	{"router-mode", "policy", "Dynamo: round-robin, random, kv (as --dynamo-version ships it)"},
-	{"max-batch-size", "max-num-seqs", "TRT-LLM"},
-	{"max-num-tokens", "max-num-batched-tokens", "TRT-LLM"},
+	{"max-batch-size", "max-num-seqs", "TRT-LLM: max_batch_size"},
+	{"max-num-tokens", "max-num-batched-tokens", "TRT-LLM: max_num_tokens"},
+	{"max_batch_size", "max-num-seqs", "trtllm-serve"},
+	{"max_num_tokens", "max-num-batched-tokens", "trtllm-serve"},
+	{"max-seq-len", "max-model-len", "Dynamo's TRT-LLM worker"},
+	{"max_seq_len", "max-model-len", "trtllm-serve"},
+	{"tokens-per-block", "block-size", "TRT-LLM: kv_cache_config.tokens_per_block"},
+	{"kv_cache_free_gpu_memory_fraction", "free-gpu-memory-fraction", "trtllm-serve"},
+	{"enable_chunked_prefill", "enable-chunked-prefill", "trtllm-serve"},
 }
 
 // routerModes maps Dynamo's --router-mode values to routesim policies:

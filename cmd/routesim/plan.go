@@ -105,6 +105,7 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return usageError{fmt.Errorf("plan: unexpected arguments %q", fs.Args())}
 	}
 	applyWindowDefaults(fs, &base, new([]float64))
+	applyEngineDefaults(fs, src, &base)
 	pf := planFlags{policies: *pols, seeds: *seeds, baseSeed: *baseSeed, confidence: *conf, slo: slo, scales: *scales,
 		gpuHour: *gpuHour, draws: *draws, jobs: *jobs, out: *out, quiet: *quiet, scan: *scan}
 	var errs []error
@@ -147,6 +148,7 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 		errs = append(errs, err)
 	}
 	errs = append(errs, workloadFlagErrors(fs, base.Workload)...)
+	errs = append(errs, engineFlagErrors(fs, &base)...)
 	// A policy flag no planned policy reads is an error, given directly
 	// or as a --setting candidate.
 	setting := func(flag string) bool {
@@ -168,7 +170,7 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := checkDraws(*draws); err != nil {
 		return err
 	}
-	combos, err := settingCombos(base, pf.settings)
+	combos, err := settingCombos(base, pf.settings, fs.Changed("block-size") || src.Line("block_size") > 0)
 	if err != nil {
 		return usageError{err}
 	}
@@ -392,8 +394,11 @@ type settingCombo struct {
 }
 
 // settingCombos applies every combination of the candidate settings to
-// base, each through the run flags' own parsing and validation.
-func settingCombos(base scenario.Spec, settings []planSetting) ([]settingCombo, error) {
+// base, each through the run flags' own parsing and validation. An engine
+// candidate brings its KV block size unless the user set one (blockSet,
+// or a block-size candidate).
+func settingCombos(base scenario.Spec, settings []planSetting, blockSet bool) ([]settingCombo, error) {
+	blockSet = blockSet || slices.ContainsFunc(settings, func(s planSetting) bool { return s.Flag == "block-size" })
 	combos := []settingCombo{{values: map[string]string{}, spec: base}}
 	for _, s := range settings {
 		var next []settingCombo
@@ -405,6 +410,9 @@ func settingCombos(base scenario.Spec, settings []planSetting) ([]settingCombo, 
 				registerSim(fs, &spec)
 				if err := fs.Parse([]string{"--" + s.Flag + "=" + v}); err != nil {
 					return nil, fmt.Errorf("--setting %s=%s: %w", s.Flag, v, err)
+				}
+				if s.Flag == "engine" && !blockSet {
+					spec.BlockSize = sim.DefaultBlockSize(spec.EngineKind())
 				}
 				if err := spec.Validate(); err != nil {
 					return nil, fmt.Errorf("--setting %s=%s: %w", s.Flag, v, err)

@@ -85,6 +85,7 @@ func writePlanOutputs(pf planFlags, o planOutput, base scenario.Spec) error {
 	if prof, err := base.LoadProfile(); err == nil {
 		meta.GPU, meta.Model, meta.ProfileKind = prof.GPU, prof.Model, prof.Kind
 	}
+	meta.Model += engineTag(&base)
 	switch base.Workload {
 	case "sessions":
 		meta.Trace = "closed-loop sessions"

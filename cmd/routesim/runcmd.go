@@ -44,6 +44,7 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("run: unexpected arguments %q", fs.Args())}
 	}
+	applyEngineDefaults(fs, src, &f)
 	if err := checkDraws(*draws); err != nil {
 		return err
 	}
@@ -252,7 +253,7 @@ func (o runOutputs) write(f *scenario.Spec, st *scenario.Built, res *sim.Result,
 	}
 	nv := report.NVML{
 		Samples: res.GPU, TP: st.Deploy.TP, GPUName: st.Deploy.GPU.Name,
-		PowerW: st.Profile.PowerAt, MemUsedBytes: st.Deploy.NVMLMemoryUsedBytes(),
+		PowerW: st.Profile.PowerAt, MemUsedBytes: st.MemoryUsedBytes(),
 	}
 	steps := []struct {
 		name  string
@@ -303,9 +304,12 @@ func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summ
 	p := st.Profile
 	fmt.Fprintf(w, "routesim %s: %s (%d requests), %d × %s, %s tp%d, policy %s, seed %d\n",
 		Version, workloadName(st, f), s.Offered, st.Config.NumWorkers(), st.Deploy.GPU.Name, st.Deploy.Model.Name, st.Deploy.TP, f.Policy, f.Seed)
-	fmt.Fprintf(w, "profile %s [%s]; KV %d blocks × %d tokens per worker; max-num-batched-tokens %d, max-num-seqs %d, max-model-len %d\n\n",
-		p.Name, p.Kind, st.Config.Front().Worker.KVBlocks, st.Config.Front().Worker.BlockSize,
-		st.Config.Front().Worker.MaxNumBatchedTokens, st.Config.Front().Worker.MaxNumSeqs, st.Config.Front().Worker.MaxModelLen)
+	if wk := st.Config.Front().Worker; wk.Engine == sim.TRTLLM {
+		printTRTLLMHeader(w, p, wk)
+	} else {
+		fmt.Fprintf(w, "profile %s [%s]; KV %d blocks × %d tokens per worker; max-num-batched-tokens %d, max-num-seqs %d, max-model-len %d\n\n",
+			p.Name, p.Kind, wk.KVBlocks, wk.BlockSize, wk.MaxNumBatchedTokens, wk.MaxNumSeqs, wk.MaxModelLen)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "offered\tcompleted\tcompleteness\t%s\t\n", strings.Join(rejectedKeys(), "\t"))
 	fmt.Fprintf(tw, "%d\t%d\t%.1f%%\t", s.Offered, s.Completed, 100*s.Completeness)
@@ -346,6 +350,22 @@ func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summ
 	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// printTRTLLMHeader is the summary's second header line for TensorRT-LLM
+// workers, with TensorRT-LLM's names for the settings (a vLLM run's header
+// names no engine: vLLM is the default, and its summary stays as it was).
+func printTRTLLMHeader(w io.Writer, p *model.Profile, wk sim.WorkerConfig) {
+	onOff := func(b bool) string {
+		if b {
+			return "on"
+		}
+		return "off"
+	}
+	fmt.Fprintf(w, "engine trtllm (TensorRT-LLM 1.3.0rc14, PyTorch executor): capacity scheduler %s, chunked prefill %s, overlap scheduler %s, block reuse %s\n",
+		wk.CapacityPolicy, onOff(wk.ChunkedPrefill), onOff(!wk.NoOverlap), onOff(!wk.NoPrefixCaching))
+	fmt.Fprintf(w, "profile %s [%s] (step times not calibrated for TensorRT-LLM); KV %d blocks × %d tokens per worker; max_num_tokens %d, max_batch_size %d, max_seq_len %d\n\n",
+		p.Name, p.Kind, wk.KVBlocks, wk.BlockSize, wk.MaxNumBatchedTokens, wk.MaxNumSeqs, wk.MaxModelLen)
 }
 
 // maxListedGPUs is how many GPUs the summary lists one by one.

@@ -13,6 +13,7 @@ import (
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/scenario"
+	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/workload"
 	"github.com/routesim/routesim/workload/session"
 )
@@ -37,12 +38,18 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.StringVar(&s.Quant, "quant", s.Quant, "weight format: bf16 or fp8")
 	fs.StringVar(&s.KVDtype, "kv-cache-dtype", s.KVDtype, "KV cache element type: auto (= bf16) or fp8")
 	fs.StringVar(&s.Profile, "profile", s.Profile, "step-time profile JSON (default: the built-in one for --gpu/--model/--tp, else a roofline estimate)")
-	fs.IntVar(&s.BlockSize, "block-size", s.BlockSize, "KV block size in tokens (must divide 512)")
+	fs.StringVar(&s.Engine, "engine", s.Engine, "serving engine of every worker: vllm (vLLM V1) or trtllm (TensorRT-LLM 1.3.0rc14's PyTorch executor, as Dynamo 1.2.0 ships it; step times stay the deployment's profile's)")
+	fs.Lookup("engine").DefValue = "vllm"
+	fs.IntVar(&s.BlockSize, "block-size", s.BlockSize, "KV block size in tokens (must divide 512; 64 for vllm, 32 — TensorRT-LLM's tokens_per_block — for --engine trtllm unless set)")
 	fs.IntVar(&s.MaxModelLen, "max-model-len", s.MaxModelLen, "longest ISL+OSL served (0 = the model's max_position_embeddings)")
-	fs.IntVar(&s.MaxNumSeqs, "max-num-seqs", s.MaxNumSeqs, "running requests per worker (0 = vLLM's default for the GPU: 256 on A100, 1024 on H100/H200)")
-	fs.IntVar(&s.MaxNumBatchedTokens, "max-num-batched-tokens", s.MaxNumBatchedTokens, "tokens per engine step (0 = vLLM's default: 2048 on A100, 8192 on H100/H200)")
-	fs.Float64Var(&s.GPUMemUtil, "gpu-memory-utilization", s.GPUMemUtil, "fraction of GPU memory vLLM may use")
-	fs.BoolVar(&s.PrefixCaching, "enable-prefix-caching", s.PrefixCaching, "reuse cached prompt blocks (--enable-prefix-caching=false to disable)")
+	fs.IntVar(&s.MaxNumSeqs, "max-num-seqs", s.MaxNumSeqs, "batch size: requests per engine step (0 = the engine's default: vLLM's for the GPU, 256 on A100, 1024 on H100/H200; TensorRT-LLM's max_batch_size 2048)")
+	fs.IntVar(&s.MaxNumBatchedTokens, "max-num-batched-tokens", s.MaxNumBatchedTokens, "token budget: tokens per engine step (0 = the engine's default: vLLM's 2048 on A100, 8192 on H100/H200; TensorRT-LLM's max_num_tokens 8192)")
+	fs.Float64Var(&s.GPUMemUtil, "gpu-memory-utilization", s.GPUMemUtil, "fraction of GPU memory vLLM may use (vllm; trtllm reads --free-gpu-memory-fraction)")
+	fs.BoolVar(&s.PrefixCaching, "enable-prefix-caching", s.PrefixCaching, "reuse cached prompt blocks (TensorRT-LLM's enable_block_reuse; --enable-prefix-caching=false to disable)")
+	fs.StringVar(&s.CapacitySchedulerPolicy, "capacity-scheduler-policy", s.CapacitySchedulerPolicy, "trtllm: GUARANTEED_NO_EVICT (the default: admit a request only if its prompt + max_tokens fit beside every running request's worst case), MAX_UTILIZATION (admit on the next step's blocks, pause the newest request when short) or STATIC_BATCH (admit only while nothing generates)")
+	fs.BoolVar(&s.EnableChunkedPrefill, "enable-chunked-prefill", s.EnableChunkedPrefill, "split prompts over steps: vllm always does; trtllm does not by default (a prompt runs whole in one step, and one longer than --max-num-tokens is refused)")
+	fs.BoolVar(&s.DisableOverlapScheduler, "disable-overlap-scheduler", s.DisableOverlapScheduler, "trtllm: schedule each step after the last one ended (by default the next step is chosen as the current one starts, so a request reaching a busy worker waits one more step)")
+	fs.Float64Var(&s.FreeGPUMemoryFraction, "free-gpu-memory-fraction", s.FreeGPUMemoryFraction, "trtllm: share of the memory left after weights and activations that the KV cache takes (0 = TensorRT-LLM's 0.9)")
 	fs.StringVar(&s.VLLMVersion, "vllm-version", s.VLLMVersion, "vLLM version whose start-up memory profiling sizes the KV cache (empty = "+model.DefaultVLLMVersion+"; before 0.17 activations reserved ≈2.5× more)")
 	fs.IntVar(&s.NumGPUBlocksOverride, "num-gpu-blocks-override", s.NumGPUBlocksOverride, "KV capacity in blocks of --block-size, as vLLM's flag (0 = derive it from memory)")
 	fs.IntVar(&s.KVCacheTokens, "kv-cache-tokens", s.KVCacheTokens, "KV capacity in tokens: the \"GPU KV cache size: N tokens\" your vLLM log printed (0 = derive it)")
@@ -74,6 +81,35 @@ func registerParam(fs *pflag.FlagSet, p *policy.Params, d policy.Param) {
 	}
 }
 
+// applyEngineDefaults gives a run whose engine --engine names its
+// engine's KV block size, unless --block-size or the --scenario file src
+// sets one (a file that names the engine got it when it was read): the
+// CLI's default of 64 is vLLM's (the study's), TensorRT-LLM's is 32.
+func applyEngineDefaults(fs *pflag.FlagSet, src *scenario.Source, s *scenario.Spec) {
+	if fs.Changed("engine") && !fs.Changed("block-size") && src.Line("block_size") == 0 {
+		s.BlockSize = sim.DefaultBlockSize(s.EngineKind())
+	}
+}
+
+// engineTag marks a model name in titles with a TensorRT-LLM run's engine
+// (nothing for vLLM, the default).
+func engineTag(s *scenario.Spec) string {
+	if s.EngineKind() == sim.TRTLLM {
+		return " [trtllm]"
+	}
+	return ""
+}
+
+// engineFlagErrors reports vLLM's memory flag set for a TensorRT-LLM run
+// (the spec cannot tell its default from a choice; the other engine
+// settings are the spec's to check).
+func engineFlagErrors(fs *pflag.FlagSet, s *scenario.Spec) []error {
+	if s.EngineKind() == sim.TRTLLM && fs.Lookup("gpu-memory-utilization") != nil && fs.Changed("gpu-memory-utilization") {
+		return []error{fmt.Errorf("--gpu-memory-utilization is vLLM's: --engine trtllm sizes its KV cache by --free-gpu-memory-fraction")}
+	}
+	return nil
+}
+
 // buildSim validates the flags (all problems at once), reconciles a
 // --profile file with the deployment flags, and builds the run.
 func buildSim(fs *pflag.FlagSet, s *scenario.Spec) (*scenario.Built, error) {
@@ -82,6 +118,7 @@ func buildSim(fs *pflag.FlagSet, s *scenario.Spec) (*scenario.Built, error) {
 	if verr != nil {
 		errs = append(errs, verr)
 	}
+	errs = append(errs, engineFlagErrors(fs, s)...)
 	errs = append(errs, policyFlagErrors(fs, s)...)
 	errs = append(errs, workloadFlagErrors(fs, s.Workload)...)
 	var prof *model.Profile

@@ -121,6 +121,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 		return usageError{fmt.Errorf("sweep: unexpected arguments %q", fs.Args())}
 	}
 	applyWindowDefaults(fs, &base, rates)
+	applyEngineDefaults(fs, src, &base)
 	var errs []error
 	// A load axis (--concurrency or --rate over a range) sweeps load at
 	// one cluster size: without --n, that is the base's N, not 2..16.
@@ -198,6 +199,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	// --concurrency and --rate are the sweep's own load axes, checked above.
 	errs = append(errs, workloadFlagErrors(fs, base.Workload, "concurrency", "rate")...)
+	errs = append(errs, engineFlagErrors(fs, &base)...)
 	errs = append(errs, policiesFlagErrors(fs.Changed, &base, *pols)...)
 	if err := checkSweepRuns([]int{len(ns), len(*pols), *seeds, len(*rates), len(concs), len(arrivals)}, *draws); err != nil && checkSeeds(*seeds, 0) == nil {
 		errs = append(errs, err)
@@ -239,7 +241,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	m := &sweepManifest{Tool: "routesim", Version: Version, Command: "sweep", Base: base, Grid: grid, Metric: *metric,
 		SLOTTFTMs: *slo, Bootstrap: *boot, PerRequest: *perReq, Uncertainty: *draws, Profile: prof.Name,
-		Meta: plots.Meta{Trace: base.Trace, GPU: prof.GPU, Model: prof.Model, ProfileKind: prof.Kind}}
+		Meta: plots.Meta{Trace: base.Trace, GPU: prof.GPU, Model: prof.Model + engineTag(&base), ProfileKind: prof.Kind}}
 	switch base.Workload {
 	case "sessions":
 		m.Meta.Trace = "closed-loop sessions"

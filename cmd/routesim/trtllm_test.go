@@ -1,0 +1,116 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/routesim/routesim/policy"
+)
+
+// TestRunTRTLLMEveryPolicy: --engine trtllm runs under every router, and
+// the summary names the engine and TensorRT-LLM's settings.
+func TestRunTRTLLMEveryPolicy(t *testing.T) {
+	for _, name := range policy.Names() {
+		out, _, err := runCLI("run", "--trace", smallTrace, "--n", "2", "--rate-scale", "4", "--policy", name, "--engine", "trtllm")
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !strings.Contains(out, "policy "+name) || !strings.Contains(out, "engine trtllm (TensorRT-LLM 1.3.0rc14") || !strings.Contains(out, "completeness") {
+			t.Errorf("%s: summary\n%s", name, out)
+		}
+	}
+}
+
+// TestRunTRTLLMSessions: the closed-loop sessions workload runs on
+// TensorRT-LLM workers, every session completing.
+func TestRunTRTLLMSessions(t *testing.T) {
+	for _, p := range []string{"GUARANTEED_NO_EVICT", "MAX_UTILIZATION", "STATIC_BATCH"} {
+		out, _, err := runCLI("run", "--workload", "sessions", "--concurrency", "8", "--sessions", "16", "--turns", "2..3",
+			"--n", "2", "--policy", "kv", "--engine", "trtllm", "--capacity-scheduler-policy", p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if !strings.Contains(out, "sessions: 16 started, 16 completed") || !strings.Contains(out, "capacity scheduler "+p) {
+			t.Errorf("%s: summary:\n%s", p, out)
+		}
+	}
+}
+
+// TestEngineFlags: --engine trtllm brings TensorRT-LLM's defaults (32-token
+// blocks, max_num_tokens 8192, max_batch_size 2048), which the batch-size
+// and token-budget flags and their TensorRT-LLM spellings override; each
+// engine's own settings are refused with the other.
+func TestEngineFlags(t *testing.T) {
+	run := []string{"run", "--trace", smallTrace, "--n", "2", "--first", "10"}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--engine", "trtllm"}, []string{"× 32 tokens", "max_num_tokens 8192, max_batch_size 2048, max_seq_len 40960", "GUARANTEED_NO_EVICT, chunked prefill off, overlap scheduler on, block reuse on"}},
+		{[]string{"--engine", "trtllm", "--max-batch-size", "64", "--max-num-tokens", "4096"}, []string{"max_num_tokens 4096, max_batch_size 64"}},
+		{[]string{"--engine", "trtllm", "--max_batch_size", "8", "--max_num_tokens=16384", "--max-seq-len", "20000"}, []string{"max_num_tokens 16384, max_batch_size 8, max_seq_len 20000"}},
+		{[]string{"--engine", "trtllm", "--block-size", "64"}, []string{"× 64 tokens"}},
+		{[]string{"--engine", "trtllm", "--tokens-per-block", "16", "--enable-chunked-prefill", "--disable-overlap-scheduler", "--no-enable-prefix-caching"}, []string{"× 16 tokens", "chunked prefill on, overlap scheduler off, block reuse off"}},
+		{[]string{"--engine", "trtllm", "--capacity-scheduler-policy", "max_utilization", "--free-gpu-memory-fraction", "0.5"}, []string{"capacity scheduler MAX_UTILIZATION"}},
+		{[]string{"--engine", "vllm"}, []string{"× 64 tokens", "max-num-batched-tokens 2048, max-num-seqs 256"}},
+		{[]string{"--max-batch-size", "7", "--enable-chunked-prefill"}, []string{"max-num-seqs 7"}},
+	} {
+		out, _, err := runCLI(append(append([]string{}, run...), tc.args...)...)
+		if err != nil {
+			t.Errorf("%v: %v", tc.args, err)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: want %q in:\n%.600s", tc.args, w, out)
+			}
+		}
+		if strings.Contains(strings.Join(tc.args, " "), "vllm") || !strings.Contains(strings.Join(tc.args, " "), "trtllm") {
+			if strings.Contains(out, "engine") {
+				t.Errorf("%v: a vLLM run's summary names an engine:\n%.400s", tc.args, out)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--engine", "sglang"}, `--engine: "sglang": want vllm or trtllm`},
+		{[]string{"--capacity-scheduler-policy", "MAX_UTILIZATION"}, "--capacity-scheduler-policy is TensorRT-LLM's: it needs --engine trtllm"},
+		{[]string{"--free-gpu-memory-fraction", "0.5"}, "--free-gpu-memory-fraction is TensorRT-LLM's"},
+		{[]string{"--disable-overlap-scheduler"}, "--disable-overlap-scheduler is TensorRT-LLM's"},
+		{[]string{"--engine", "trtllm", "--capacity-scheduler-policy", "FIFO"}, "--capacity-scheduler-policy: \"FIFO\": want GUARANTEED_NO_EVICT"},
+		{[]string{"--engine", "trtllm", "--gpu-memory-utilization", "0.8"}, "--gpu-memory-utilization is vLLM's"},
+		{[]string{"--engine", "trtllm", "--vllm-version", "0.10.0"}, "--vllm-version is vLLM's"},
+	} {
+		_, _, err := runCLI(append(append([]string{}, run...), tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || exitCode(err) != 2 {
+			t.Errorf("%v: %v, want %q (exit 2)", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestSweepAndPlanTRTLLM: sweep and plan take --engine trtllm (its block
+// size with it), and plan compares the engines as a --setting.
+func TestSweepAndPlanTRTLLM(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sweep")
+	out, _, err := runCLI("sweep", "--trace", smallTrace, "--n", "2", "--seeds", "1", "--policy", "round-robin,kv", "--engine", "trtllm",
+		"--bootstrap", "10", "--quiet", "--out", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "[trtllm]") {
+		t.Errorf("sweep summary names no engine:\n%s", out)
+	}
+	pdir := filepath.Join(t.TempDir(), "plan")
+	out, _, err = runCLI("plan", "--trace", smallTrace, "--n", "1..2", "--seeds", "1", "--policy", "round-robin", "--setting", "engine=vllm,trtllm",
+		"--min-completeness", "0.5", "--quiet", "--out", pdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "engine=trtllm") || !strings.Contains(out, "engine=vllm") {
+		t.Errorf("plan does not list both engines:\n%s", out)
+	}
+}
