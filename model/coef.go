@@ -45,7 +45,7 @@ type Coefficient struct {
 // batch still makes of it.
 const (
 	// MaxFixedNs bounds the per-step and per-request constants
-	// (step_base_ns, host_overhead_ns, frontend_ns) and every point of a
+	// (step_base_ns, host_overhead_ns, executor_host_ns, frontend_ns) and every point of a
 	// linear curve: 100 s. A step's fixed cost is mostly one read of the
 	// weights: 2 TB (a trillion parameters in BF16) streamed from host
 	// memory over PCIe 4 x16 (25 GB/s), the slowest way an engine serves,
@@ -148,6 +148,8 @@ var Coefficients = []Coefficient{
 		Field: func(p *Profile) *float64 { return &p.FrontendNs }, Forms: FormBoth, Fit: FormBoth, Ref: 5e6, Max: MaxFixedNs},
 	{Name: "frontend_ns_per_input_token", Unit: "ns/token", Doc: "frontend delay per input token (tokenisation)",
 		Field: func(p *Profile) *float64 { return &p.FrontendNsPerInputToken }, Forms: FormBoth, Ref: 1e3, Max: MaxPerTokenNs},
+	{Name: "executor_host_ns", Unit: "ns/iteration", Doc: "host time of one iteration of TensorRT-LLM's executor loop (TensorRT-LLM workers; routesim stacks)",
+		Field: func(p *Profile) *float64 { return &p.ExecutorHostNs }, Forms: FormBoth, Ref: 5e5, Max: MaxFixedNs},
 	{Name: "host_overhead_ns", Unit: "ns/step", Doc: "GPU-idle part of every step (scheduling, eager-mode launch gaps); not in NVML utilisation",
 		Field: func(p *Profile) *float64 { return &p.HostOverheadNs }, Forms: FormBoth, Fit: FormBoth, Max: MaxFixedNs},
 	{Name: "noise_sigma", Doc: "σ of the lognormal factor on every step time",

@@ -60,6 +60,9 @@ type Profile struct {
 	Kind   string `json:"kind"`
 	Source string `json:"source"`
 	Note   string `json:"note,omitempty"`
+	// Stack is the serving stack whose fixed costs the profile carries
+	// (Stacks; empty: the vLLM stack it was measured on, unnamed).
+	Stack string `json:"stack,omitempty"`
 
 	StepBaseNs               float64 `json:"step_base_ns"`                  // c0
 	PrefillNsPerToken        float64 `json:"prefill_ns_per_token"`          // c1
@@ -79,6 +82,10 @@ type Profile struct {
 	// arrival and its routing (HTTP, templating, tokenisation).
 	FrontendNs              float64 `json:"frontend_ns"`
 	FrontendNsPerInputToken float64 `json:"frontend_ns_per_input_token"`
+	// ExecutorHostNs is the host time of one iteration of TensorRT-LLM's
+	// executor loop (TensorRT-LLM workers only; vLLM's host time is
+	// inside its step time): see the dynamo-trtllm stack.
+	ExecutorHostNs float64 `json:"executor_host_ns,omitempty"`
 	// NoiseSigma is σ of the lognormal factor applied to every step time
 	// (0 = deterministic service).
 	NoiseSigma float64 `json:"noise_sigma"`
@@ -230,6 +237,9 @@ func (p *Profile) Validate() error {
 	case "measured", "transfer", "roofline":
 	default:
 		bad("kind: %q must be measured, transfer or roofline", p.Kind)
+	}
+	if _, ok := StackByName(p.Stack); p.Stack != "" && !ok {
+		bad("stack: %q must be one of %s (or empty)", p.Stack, strings.Join(StackNames(), ", "))
 	}
 	for _, c := range Coefficients {
 		switch v := *c.Field(p); {
