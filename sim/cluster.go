@@ -11,7 +11,8 @@ import (
 type Result struct {
 	Records []Record      // one per request, in trace order
 	Workers []WorkerStats // one per worker
-	// Makespan runs from the first arrival to the last event.
+	// Makespan runs from the first arrival to the last event, or to the
+	// last response's arrival at its client if that is later.
 	Makespan Time
 	// Events counts the events handled, each engine step one, whether it
 	// was handled alone or inside a decode run.
@@ -76,6 +77,7 @@ type cluster struct {
 	runs     bool      // workers may take decode runs (decodeRun)
 	cur      Event     // the event being handled
 	last     Time      // when the last event that did something fired
+	lastEnd  Time      // the latest a client learned a request ended
 	absorbed uint64    // step ends applied inside decode runs
 	stale    uint64    // step-end events of runs cut short, ignored
 }
@@ -342,7 +344,7 @@ func (c *cluster) startStep(w *worker) {
 // step longer than model.MaxStepNs stops the run with an error
 // (checkStep).
 func (c *cluster) stepDur(w *worker, b model.Batch) Time {
-	ns := w.noisy(w.prof.StepNs(b), w.stats.Steps)
+	ns := w.iterNs(w.noisy(w.prof.StepNs(b), w.stats.Steps))
 	c.checkStep(w, b, ns)
 	return durationOf(ns)
 }
@@ -404,7 +406,7 @@ func (c *cluster) bookStep(w *worker, start, dur Time, b model.Batch) {
 	if w.prof.FLOPPower() {
 		flops = w.prof.StepFLOPs(b)
 	}
-	c.nvml.add(w.id, start-c.t0, dur, Time(w.prof.HostOverheadNs), flops)
+	c.nvml.add(w.id, start-c.t0, dur, w.hostIdleNs(), flops)
 }
 
 // scheduleStepEnd schedules the end, at t, of w's step that started at
@@ -419,10 +421,12 @@ func (c *cluster) scheduleStepEnd(w *worker, start, t Time) {
 	c.eng.ScheduleOrdered(t, KindStepEnd, int32(w.id), uint64(start))
 }
 
-// sampled records a token of request ri produced at the current time.
+// sampled records a token of request ri produced by the step ending now:
+// the client has it once its worker has emitted it (emitLag). The router
+// hears of it, and the engine frees the request, when the step ends.
 func (c *cluster) sampled(ri int32) {
 	r := c.reqs.at(ri)
-	now := c.eng.Now()
+	now := c.eng.Now() + c.workers[r.worker].emitLag()
 	switch r.generated {
 	case 1:
 		r.firstToken = now
@@ -436,17 +440,22 @@ func (c *cluster) sampled(ri int32) {
 		c.rt.finish(int(r.worker), r.prompt())
 		c.activeLoad(int(r.worker))
 		c.drainDue = true
-		c.end(ri, StatusOK, "")
+		c.endAt(ri, StatusOK, "", now)
 	}
 }
 
-// end closes a request; ending one twice is a broken invariant.
-func (c *cluster) end(i int32, s Status, reason string) {
+// end closes a request now; ending one twice is a broken invariant.
+func (c *cluster) end(i int32, s Status, reason string) { c.endAt(i, s, reason, c.eng.Now()) }
+
+// endAt closes a request whose client learns of it at (now, or its last
+// token's emission).
+func (c *cluster) endAt(i int32, s Status, reason string, at Time) {
 	r := c.reqs.at(i)
 	if r.status != StatusPending {
 		panic(fmt.Sprintf("sim: request %d ended twice (%v, then %v)", i, r.status, s))
 	}
-	r.status, r.end, r.reason = s, c.eng.Now(), reason
+	r.status, r.end, r.reason = s, at, reason
+	c.lastEnd = max(c.lastEnd, at)
 	c.ended++
 	if r.worker < 0 || !c.workers[r.worker].inStep(i) {
 		c.reqs.release(r) // else the worker drops it after its step
@@ -467,7 +476,7 @@ func (c *cluster) httpCode(s Status) int {
 func (c *cluster) result() (*Result, error) {
 	res := &Result{Workers: make([]WorkerStats, len(c.workers)), Events: c.eng.Processed() + c.absorbed - c.stale}
 	if c.reqs.len() > 0 {
-		res.Makespan = c.last - c.t0
+		res.Makespan = max(c.last, c.lastEnd) - c.t0
 	}
 	c.retire()
 	if c.retired < c.reqs.len() {

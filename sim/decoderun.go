@@ -37,7 +37,7 @@ type decodeRun struct {
 // planDur is the duration of step s of w's run, with its service noise:
 // computed once, by planRun, into w.runDurs.
 func (r *decodeRun) planDur(w *worker, s int) Time {
-	return durationOf(w.noisy(w.prof.StepNsFromHead(r.head, r.ctx(s), r.lin), r.k0+s-1))
+	return durationOf(w.iterNs(w.noisy(w.prof.StepNsFromHead(r.head, r.ctx(s), r.lin), r.k0+s-1)))
 }
 
 // stepDur is the duration of step s (1 … k) of w's run, as planned.
@@ -153,7 +153,7 @@ func (c *cluster) advance(w *worker, j int) {
 			r.computed++
 			w.commitFull(r)
 			if r.generated++; r.generated == 2 {
-				r.secondToken = start
+				r.secondToken = start + w.emitLag()
 			}
 		}
 		c.absorbed++

@@ -164,6 +164,9 @@ func randomRunCaseOn(t *testing.T, seed uint64, trt bool) uint64 {
 		if !wc.ChunkedPrefill && r.IntN(2) == 0 {
 			wc.MaxNumBatchedTokens = 3400 // no prompt refused
 		}
+		if r.IntN(2) == 0 { // the executor's host time, hidden by the GPU's steps or not
+			prof.ExecutorHostNs = []float64{580e3, 3e6}[r.IntN(2)]
+		}
 	}
 	name := names[rng.IntN(len(names))]
 	p := policy.DefaultParams()
@@ -175,7 +178,7 @@ func randomRunCaseOn(t *testing.T, seed uint64, trt bool) uint64 {
 	newPol := seededPolicy(t, name, p, seed)
 	label := fmt.Sprintf("seed %d (%s, N=%d)", seed, name, cfg.NumWorkers())
 	if trt {
-		label = fmt.Sprintf("seed %d (%s, N=%d, trtllm %v, chunked %v, overlap %v)", seed, name, cfg.NumWorkers(), wc.CapacityPolicy, wc.ChunkedPrefill, !wc.NoOverlap)
+		label = fmt.Sprintf("seed %d (%s, N=%d, trtllm %v, chunked %v, overlap %v, executor host %g ns)", seed, name, cfg.NumWorkers(), wc.CapacityPolicy, wc.ChunkedPrefill, !wc.NoOverlap, prof.ExecutorHostNs)
 	}
 	if rng.IntN(4) == 0 { // closed-loop chat clients
 		bs, clients := wc.BlockSize, rng.IntN(6)+1

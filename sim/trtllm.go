@@ -28,14 +28,58 @@ import (
 // n+1 can take are those fetched when its host iteration began, at the
 // start of step n: a request that reaches a busy worker waits one more
 // step than without overlap; one that reaches an idle worker starts at
-// once. Tokens reach the client when their own step ends (the host's
-// handling of step n overlaps step n+1 on the GPU; its few hundred µs are
-// not modelled), and step times are the profile's as for vLLM.
+// once. Tokens reach the client when the host has handled their step
+// (emitLag), and step times are the profile's as for vLLM, with the
+// executor's host time (iterNs).
 //
 // Not modelled: the extra step a finished request runs under overlap
 // (its stop is seen one step late), partial-block reuse, the extra token
 // per sequence the start-up KV estimate reserves with overlap on, and
 // PEFT pages.
+
+// The executor loop's host time (the profile's ExecutorHostNs, the
+// dynamo-trtllm stack's 580 µs unless calibrated) is spent every
+// iteration. With the overlap scheduler the host prepares step n+1 and
+// handles step n's output while the GPU computes, so an iteration takes
+// the longer of the two, and a token reaches the frontend the host's time
+// after its step ends; without it host and GPU take turns, and a token
+// leaves at the end of the iteration that sampled it.
+
+// iterNs is the duration of an iteration whose GPU step (the profile's
+// step time, with its noise) takes gpu ns. vLLM's host time is inside its
+// step time: gpu is returned as it is.
+func (w *worker) iterNs(gpu float64) float64 {
+	h := w.prof.ExecutorHostNs
+	switch {
+	case w.trt == nil || h == 0:
+		return gpu
+	case w.cfg.NoOverlap:
+		return gpu + h
+	}
+	return math.Max(gpu, h)
+}
+
+// emitLag is how long after its step ends a token of w reaches the
+// frontend: the host's handling of the step under the overlap scheduler.
+func (w *worker) emitLag() Time {
+	if w.trt == nil || w.cfg.NoOverlap {
+		return 0
+	}
+	return Time(math.Round(w.prof.ExecutorHostNs))
+}
+
+// hostIdleNs is the part of each of w's steps during which the GPU runs
+// no kernel: the profile's own, plus the executor's host time when it
+// does not overlap the GPU's work. (Under the overlap scheduler the host
+// is exposed only when it outlasts a step, which the NVML sampler does
+// not see.)
+func (w *worker) hostIdleNs() Time {
+	idle := w.prof.HostOverheadNs
+	if w.trt != nil && w.cfg.NoOverlap {
+		idle += w.prof.ExecutorHostNs
+	}
+	return Time(idle)
+}
 
 // allSeen is a cutoff that hides no waiting request.
 const allSeen = Time(math.MaxInt64)

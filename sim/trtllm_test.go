@@ -333,3 +333,52 @@ func TestTRTInvariantsOnRandomRuns(t *testing.T) {
 	}
 	t.Logf("%d completed, %d refused, %d pauses", completed, refused, paused)
 }
+
+// TestTRTExecutorHostTime: the executor loop spends ExecutorHostNs of
+// host time per iteration (the dynamo-trtllm stack's term). With the
+// overlap scheduler the host works while the GPU computes the next step:
+// an iteration takes max(step, host), and a token reaches the client the
+// host's time after its step ends (its step's output is handled during
+// the next one). Without overlap host and GPU take turns: an iteration
+// takes step + host and its tokens leave at its end. vLLM's host time is
+// in its step time, so a vLLM worker ignores the term. One request of 100
+// prompt tokens and 3 output tokens on an idle worker: prefill 1.1 ms,
+// decode 1.01 ms (testProfile), no frontend delay.
+func TestTRTExecutorHostTime(t *testing.T) {
+	const ms = Millisecond
+	prefill, decode := 1100*Microsecond, 1010*Microsecond
+	tests := []struct {
+		name          string
+		trt, overlap  bool
+		host          Time
+		first, second Time // first and second token at the client
+		end, makespan Time
+	}{
+		{"vllm ignores it", false, false, ms / 2, prefill, prefill + decode, prefill + 2*decode, prefill + 2*decode},
+		{"no host time", true, true, 0, prefill, prefill + decode, prefill + 2*decode, prefill + 2*decode},
+		{"overlap, hidden by the steps", true, true, ms / 2, prefill + ms/2, prefill + decode + ms/2, prefill + 2*decode + ms/2, prefill + 2*decode + ms/2},
+		{"overlap, host-bound", true, true, 2 * ms, 4 * ms, 6 * ms, 8 * ms, 8 * ms},
+		{"no overlap", true, false, ms / 2, prefill + ms/2, prefill + decode + ms, prefill + 2*decode + 3*ms/2, prefill + 2*decode + 3*ms/2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(1)
+			if tc.trt {
+				cfg = trtConfig(1, GuaranteedNoEvict)
+				cfg.Pools[0].Worker.NoOverlap = !tc.overlap
+			}
+			prof := *cfg.Pools[0].Profile
+			prof.ExecutorHostNs = float64(tc.host)
+			cfg.Pools[0].Profile = &prof
+			for _, stepByStep := range []bool{false, true} {
+				cfg.StepByStep = stepByStep
+				res, _ := runJobs(t, cfg, mkTrace(treq{at: 0, isl: 100, osl: 3}))
+				r := res.Records[0]
+				if r.Status != StatusOK || r.FirstToken != tc.first || r.SecondToken != tc.second || r.End != tc.end || res.Makespan != tc.makespan {
+					t.Errorf("step by step %v: first token %d, second %d, end %d, makespan %d; want %d, %d, %d, %d",
+						stepByStep, r.FirstToken, r.SecondToken, r.End, res.Makespan, tc.first, tc.second, tc.end, tc.makespan)
+				}
+			}
+		})
+	}
+}
