@@ -1,11 +1,13 @@
 package scenario
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/sim"
 )
 
@@ -90,5 +92,60 @@ func TestEngineSettingsBelongToTheirEngine(t *testing.T) {
 	}
 	if w := b.Config.Front().Worker; w.CapacityPolicy != sim.MaxUtilization || !w.ChunkedPrefill {
 		t.Errorf("worker %+v", w)
+	}
+}
+
+// TestEngineStack: a TensorRT-LLM run's profile carries the dynamo-trtllm
+// stack's executor host time (580 µs) on top of a profile measured on
+// vLLM, keeping the profile's frontend; a profile calibrated on that stack
+// keeps its own value; a vLLM run's profile is the built-in one, untouched.
+func TestEngineStack(t *testing.T) {
+	base := Defaults()
+	base.Trace, base.First = "../testdata/traces/arxiv_head60.jsonl", 10
+	vllm, err := base.LoadProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	own := *model.ForStack(vllm, model.StackDynamoTRTLLM)
+	own.ExecutorHostNs = 1.5e6
+	b, _ := json.Marshal(&own)
+	file := filepath.Join(dir, "trt.json")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, engine, profile string
+		stack                 string
+		executor              float64
+	}{
+		{"vllm, built-in", "", "", "", 0},
+		{"trtllm, built-in", "trtllm", "", model.StackDynamoTRTLLM, 580e3},
+		{"trtllm, kernel prior", "trtllm", model.KernelPriorName, model.StackDynamoTRTLLM, 580e3},
+		{"trtllm, calibrated on trtllm", "trtllm", file, model.StackDynamoTRTLLM, 1.5e6},
+		{"vllm, calibrated on trtllm", "vllm", file, model.StackDynamoTRTLLM, 1.5e6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := base
+			s.Engine, s.Profile = tc.engine, tc.profile
+			if tc.engine == "trtllm" {
+				s.BlockSize = 32
+			}
+			built, err := s.Build(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := built.Config.Front().Profile
+			if p.Stack != tc.stack || p.ExecutorHostNs != tc.executor {
+				t.Errorf("profile %s: stack %q, executor_host_ns %g; want %q, %g", p.Name, p.Stack, p.ExecutorHostNs, tc.stack, tc.executor)
+			}
+			if tc.profile == "" && p.FrontendNs != vllm.FrontendNs {
+				t.Errorf("frontend_ns %g, want the profile's %g", p.FrontendNs, vllm.FrontendNs)
+			}
+			if tc.engine == "" && p != built.Profile {
+				t.Error("built profile differs from the pool's")
+			}
+		})
 	}
 }

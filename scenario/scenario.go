@@ -337,8 +337,18 @@ func (s *Spec) Deployment() (model.Deployment, error) {
 }
 
 // LoadProfile reads s.Profile, or picks the built-in profile for the
-// deployment (a roofline estimate where none was measured).
+// deployment (a roofline estimate where none was measured). A TensorRT-LLM
+// run gets it with the dynamo-trtllm stack's own terms unless it was
+// measured on that stack (model.ForStack); a vLLM run gets it as it is.
 func (s *Spec) LoadProfile() (*model.Profile, error) {
+	p, err := s.loadProfile()
+	if err != nil || s.EngineKind() != sim.TRTLLM {
+		return p, err
+	}
+	return model.ForStack(p, model.StackDynamoTRTLLM), nil
+}
+
+func (s *Spec) loadProfile() (*model.Profile, error) {
 	if s.Profile == "" || s.Profile == model.KernelPriorName {
 		dep, err := s.Deployment()
 		if err != nil {
