@@ -14,9 +14,10 @@ import (
 // only keeps a fit near its starting point (a factor e^0.5 ≈ 1.65 is one sd).
 const LinearPriorSD = 0.5
 
-// priorsFor returns the log-normal prior of every step and frontend
+// priorsFor returns the log-normal prior of every step, frontend and stack
 // coefficient, centred on base's values: a kernel profile's spreads come
-// from model.KernelPrior, a linear profile's are LinearPriorSD. weight
+// from model.KernelPrior, a serving stack's own terms' from its sources
+// (model.StackPrior), a linear profile's are LinearPriorSD. weight
 // scales the prior's precision (≤ 0: no prior).
 func priorsFor(d model.Deployment, base *model.Profile, weight float64) (map[string]model.Prior, error) {
 	if weight <= 0 {
@@ -40,6 +41,8 @@ func priorsFor(d model.Deployment, base *model.Profile, weight float64) (map[str
 		}
 		pr := model.Prior{Name: name, Centre: v, LogSD: LinearPriorSD, Source: "starting profile ± factor e^0.5"}
 		if k, ok := sds[name]; ok {
+			pr.LogSD, pr.Source = k.LogSD, k.Source
+		} else if k, ok := model.StackPrior(name); ok {
 			pr.LogSD, pr.Source = k.LogSD, k.Source
 		}
 		pr.LogSD /= math.Sqrt(weight)
