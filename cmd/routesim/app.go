@@ -52,6 +52,7 @@ func commands() map[string]command {
 		"calibrate": {"fit a step-time profile to measured runs (AIPerf exports, NVML samples)", calibrateCmd},
 		"policies":  {"list the routing policies, their parameters and defaults", policiesCmd},
 		"profiles":  {"list the step-time profiles (GPU, model, TP, source, fit error)", profilesCmd},
+		"stacks":    {"list the serving stacks' fixed costs (frontend, engine loop) with their values and sources", stacksCmd},
 		"validate":  {"predict measured runs routesim was not fitted on, with bands, and check the acceptance", validateCmd},
 		"version":   {"print the version and the versions of the modules it was built with", versionCmd},
 	}

@@ -58,6 +58,7 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.Model, p.TP, p.Quant, p.Kind, form, pre, mfu, hbm, p.FitError, p.Name)
 		if *verbose {
 			fmt.Fprintf(tw, "\tsource: %s\t\t\t\t\t\n", p.Source)
+			fmt.Fprintf(tw, "\t%s (routesim stacks)\t\t\t\t\t\n", stackLine(p))
 			if p.Note != "" {
 				fmt.Fprintf(tw, "\tnote: %s\t\t\t\t\t\n", p.Note)
 			}

@@ -364,8 +364,9 @@ func printTRTLLMHeader(w io.Writer, p *model.Profile, wk sim.WorkerConfig) {
 	}
 	fmt.Fprintf(w, "engine trtllm (TensorRT-LLM 1.3.0rc14, PyTorch executor): capacity scheduler %s, chunked prefill %s, overlap scheduler %s, block reuse %s\n",
 		wk.CapacityPolicy, onOff(wk.ChunkedPrefill), onOff(!wk.NoOverlap), onOff(!wk.NoPrefixCaching))
-	fmt.Fprintf(w, "profile %s [%s] (step times not calibrated for TensorRT-LLM); KV %d blocks × %d tokens per worker; max_num_tokens %d, max_batch_size %d, max_seq_len %d\n\n",
+	fmt.Fprintf(w, "profile %s [%s] (step times not calibrated for TensorRT-LLM); KV %d blocks × %d tokens per worker; max_num_tokens %d, max_batch_size %d, max_seq_len %d\n",
 		p.Name, p.Kind, wk.KVBlocks, wk.BlockSize, wk.MaxNumBatchedTokens, wk.MaxNumSeqs, wk.MaxModelLen)
+	fmt.Fprintf(w, "%s (routesim stacks)\n\n", stackLine(p))
 }
 
 // maxListedGPUs is how many GPUs the summary lists one by one.
