@@ -10,6 +10,9 @@
 //   - capacity.go: how many KV blocks fit on a worker, vLLM's arithmetic.
 //   - profile.go: the step-time family t = c0 + c1·P + c2·Σp·ctx + c3·D + c4·Σctx
 //     and the built-in profiles embedded from data/profiles/.
+//   - stack.go: the serving stacks (Dynamo's frontend, TensorRT-LLM's
+//     executor loop, vLLM's API server) and their fixed costs, each a named
+//     coefficient (coef.go) with its value, moment and source.
 //
 // model imports nothing from the rest of routesim.
 package model

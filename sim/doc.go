@@ -23,8 +23,8 @@
 //   - worker.go — one engine: FCFS waiting queue, continuous batching under
 //     a token budget with chunked prefill, recompute preemption, abort
 //     (vLLM V1's scheduler); trtllm.go TensorRT-LLM's instead (capacity
-//     and micro-batch schedulers, the overlap scheduler), engines.go their
-//     names; decoderun.go the decode-only steps a worker takes as one event.
+//     and micro-batch schedulers, the overlap scheduler, the executor's
+//     host time per iteration), engines.go their names; decoderun.go the decode-only steps a worker takes as one event.
 //   - kvcache.go, kvindex.go — the paged KV cache with prefix caching
 //     and LRU eviction of unreferenced blocks; blockindex.go the hash
 //     table the router's indexes use.
