@@ -55,7 +55,8 @@ func FuzzReadProfile(f *testing.F) {
 const maxFuzzProfileBytes = 4 << 10
 
 // fuzzProfileSeeds are FuzzReadProfile's seeds: two valid profiles that
-// exercise every field, a minimal valid kernel profile, an invalid one.
+// exercise every field (the linear one a serving stack's), a minimal
+// valid kernel profile, an invalid one.
 var fuzzProfileSeeds = []string{
 	`{"name":"k","gpu":"A100-SXM4-40GB","model":"Qwen3-8B","tp":1,"quant":"bf16","kind":"measured","source":"s","step_base_ns":2e7,` +
 		`"prefill_ns_per_token":10,"prefill_attn_ns_per_pair":1.9,"decode_ns_per_seq":16000,"decode_ns_per_ctx_token":135,` +
@@ -65,9 +66,11 @@ var fuzzProfileSeeds = []string{
 		`"posterior":{"method":"m","params":["step_base_ns","linear_scale"],"mean_log":[16.8,0],"cov_log":[[0.01,0.001],[0.001,0.01]],` +
 		`"prior_sd_log":[0.5,0.5],"identified":[true,false],"narrowed":[true,true],"model_error_log":0.1}}`,
 	`{"name":"l","gpu":"g","model":"m","tp":2,"quant":"fp8","kind":"transfer","step_base_ns":1.6e7,"prefill_ns_per_token":47837,` +
-		`"prefill_attn_ns_per_token_ctx":0.5,"decode_ns_per_seq":18205,"frontend_ns":7.7e6,"frontend_ns_per_input_token":2309,"power_idle_w":59,"power_busy_w":400}`,
+		`"prefill_attn_ns_per_token_ctx":0.5,"decode_ns_per_seq":18205,"frontend_ns":7.7e6,"frontend_ns_per_input_token":2309,"power_idle_w":59,"power_busy_w":400,` +
+		`"stack":"dynamo-trtllm","executor_host_ns":580000}`,
 	`{"name":"x","gpu":"g","model":"m","tp":1,"quant":"bf16","kind":"measured","step_base_ns":1,"linear_curve":{"source":"s","tokens":[1,8],"ns":[10,20]},"linear_scale":1}`,
-	`{"name":"x","gpu":"g","model":"m","tp":1,"quant":"bf16","kind":"measured","step_base_ns":1,"linear_curve":{"source":"s","tokens":[2,8],"ns":[10,-20]},"linear_scale":0}`,
+	`{"name":"x","gpu":"g","model":"m","tp":1,"quant":"bf16","kind":"measured","step_base_ns":1,"linear_curve":{"source":"s","tokens":[2,8],"ns":[10,-20]},"linear_scale":0,` +
+		`"stack":"sglang","executor_host_ns":-1}`,
 }
 
 // TestFuzzProfileSeeds: the fuzzer starts from valid profiles (all but
