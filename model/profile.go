@@ -106,6 +106,10 @@ type Profile struct {
 	FLOPsPerToken    float64 `json:"flops_per_token,omitempty"`
 	FLOPsPerSeq      float64 `json:"flops_per_seq,omitempty"`
 	AttnFLOPsPerPair float64 `json:"attn_flops_per_pair,omitempty"`
+	// Engine is the serving engine whose steps the coefficients describe:
+	// empty for vLLM, "trtllm" for TensorRT-LLM (EngineTRTLLM). A run
+	// takes a built-in profile only for its own engine.
+	Engine string `json:"engine,omitempty"`
 	// TransferBase says what the fitted coefficients are relative to, so
 	// that they can be carried to neighbouring deployments (Transfer):
 	// "kernel-prior" (the deployment's kernel prior with CUDA graphs), or
@@ -230,6 +234,9 @@ func (p *Profile) Validate() error {
 	case "measured", "transfer", "roofline":
 	default:
 		bad("kind: %q must be measured, transfer or roofline", p.Kind)
+	}
+	if p.Engine != "" && p.Engine != EngineTRTLLM {
+		bad("engine: %q must be empty (vLLM) or %s", p.Engine, EngineTRTLLM)
 	}
 	for _, c := range Coefficients {
 		switch v := *c.Field(p); {
