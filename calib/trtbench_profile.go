@@ -11,8 +11,9 @@ import (
 // TRTBenchSelect picks the rows of one deployment out of a table file: a
 // GPU, a model (catalogue name) and a TP degree.
 type TRTBenchSelect struct {
-	GPU, Model string
-	TP         int
+	GPU   string `json:"gpu"`
+	Model string `json:"model"`
+	TP    int    `json:"tp"`
 }
 
 // Select returns the selected deployment's rows, in file order, and the
