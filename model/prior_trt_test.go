@@ -147,3 +147,35 @@ func TestTransferOfATRTLLMFit(t *testing.T) {
 		}
 	}
 }
+
+// TestTRTLLMProfileFor: the shipped trtllm-bench fit serves its own
+// deployment under --engine trtllm, is carried (flagged) to another GPU of
+// its architecture and TP, is no candidate for vLLM, and a model without
+// a TensorRT-LLM fit gets none.
+func TestTRTLLMProfileFor(t *testing.T) {
+	own := deploy(t, "H100", "Llama-3.1-70B", 2, FP8)
+	p := TRTLLMProfileFor(own)
+	if p == nil || p.Kind != "measured" || p.Engine != EngineTRTLLM || p.TransferBase != TransferBaseTRTLLMKernelPrior {
+		t.Fatalf("H100 TP2 FP8: %+v", p)
+	}
+	if v := ProfileFor(own, false); v.Engine != "" || v.Name == p.Name {
+		t.Errorf("vLLM's profile for the same deployment is %s (engine %q)", v.Name, v.Engine)
+	}
+	if _, err := FindProfile("H100-SXM5-80GB", "Llama-3.1-70B", 2); err == nil {
+		t.Error("FindProfile offered a TensorRT-LLM profile to vLLM")
+	}
+	h200 := deploy(t, "H200", "Llama-3.1-70B", 1, FP8)
+	q := TRTLLMProfileFor(h200)
+	if q == nil || q.Kind != "transfer" || q.Engine != EngineTRTLLM {
+		t.Fatalf("H200 TP1: %+v", q)
+	}
+	if from, ok := TransferredFrom(q); !ok || from != p.Name || !strings.Contains(q.Note, "Transferred, not measured") {
+		t.Errorf("the transfer is not flagged: from %q (%v), note %q", from, ok, q.Note)
+	}
+	if r := TRTLLMProfileFor(deploy(t, "H100", "Qwen3-8B", 1, BF16)); r != nil {
+		t.Errorf("Qwen3-8B has no TensorRT-LLM fit, got %s", r.Name)
+	}
+	if r := TRTLLMProfileFor(deploy(t, "A100-80", "Llama-3.1-70B", 4, BF16)); r != nil {
+		t.Errorf("an A100 is another architecture, got %s", r.Name)
+	}
+}

@@ -122,11 +122,11 @@ func TransferredFrom(p *Profile) (string, bool) {
 	return name, true
 }
 
-// transferSource picks the measured profile a deployment without one is
-// transferred from: the same model, on the same GPU first, then on a GPU
-// of the same kernel library (architecture); within that, the same
-// weights' precision, then the nearest TP degree.
-func transferSource(d Deployment, cat *Catalogue) (*Profile, Deployment, bool) {
+// transferSource picks the measured profile with transfer base base a
+// deployment without one is transferred from: the same model, on the same
+// GPU first, then on a GPU of the same kernel library (architecture);
+// within that, the same weights' precision, then the nearest TP degree.
+func transferSource(d Deployment, cat *Catalogue, base string) (*Profile, Deployment, bool) {
 	type cand struct {
 		p    *Profile
 		dep  Deployment
@@ -134,7 +134,7 @@ func transferSource(d Deployment, cat *Catalogue) (*Profile, Deployment, bool) {
 	}
 	var cands []cand
 	for _, p := range BuiltinProfiles() {
-		if p.TransferBase != TransferBaseKernelPrior || !strings.EqualFold(p.Model, d.Model.Name) {
+		if p.TransferBase != base || !strings.EqualFold(p.Model, d.Model.Name) {
 			continue
 		}
 		g, err := cat.GPU(p.GPU)

@@ -337,15 +337,31 @@ func (s *Spec) Deployment() (model.Deployment, error) {
 }
 
 // LoadProfile reads s.Profile, or picks the built-in profile for the
-// deployment (a roofline estimate where none was measured).
+// deployment (a roofline estimate where none was measured). TensorRT-LLM
+// workers take the deployment's TensorRT-LLM fit, or a transfer of one
+// (model.TRTLLMProfileFor), where there is one, else its vLLM profile;
+// kernel-prior is TensorRT-LLM's kernel prior for them.
 func (s *Spec) LoadProfile() (*model.Profile, error) {
 	if s.Profile == "" || s.Profile == model.KernelPriorName {
 		dep, err := s.Deployment()
 		if err != nil {
 			return nil, err
 		}
+		trt := s.EngineKind() == sim.TRTLLM
 		if s.Profile == "" {
+			if trt {
+				if p := model.TRTLLMProfileFor(dep); p != nil {
+					return p, nil
+				}
+			}
 			return model.ProfileFor(dep, s.EnforceEager), nil
+		}
+		if trt {
+			p, _, err := model.TRTLLMKernelPrior(dep, model.DefaultCatalogue())
+			if err != nil {
+				return nil, inputerr.Wrap("profile", fmt.Errorf("%s: %w", s.Profile, err))
+			}
+			return p, nil
 		}
 		p, _, err := model.KernelPrior(dep, model.DefaultCatalogue(), s.EnforceEager)
 		if err != nil {
