@@ -10,6 +10,9 @@
 //   - capacity.go: how many KV blocks fit on a worker, vLLM's arithmetic.
 //   - profile.go: the step-time family t = c0 + c1·P + c2·Σp·ctx + c3·D + c4·Σctx
 //     and the built-in profiles embedded from data/profiles/.
+//   - prior_trt.go: TensorRT-LLM's kernel prior (its efficiency terms and
+//     their priors); profile.go's TRTLLMProfileFor picks a TensorRT-LLM
+//     worker's profile, transfer.go carries a fit to neighbours.
 //
 // model imports nothing from the rest of routesim.
 package model
