@@ -21,6 +21,12 @@
 //     step-time coefficients, frontend delay and host overhead, plus the
 //     noise σ (from run-to-run spread) and the power line (least squares).
 //   - report.go: the fit report: each statistic measured, simulated, % error.
+//   - mlenergy*.go: ML.ENERGY steady-state rows, re-simulated and fitted.
+//   - trtbench*.go: NVIDIA's published trtllm-bench throughput rows (a
+//     bounded CSV reader), re-simulated as trtllm-bench runs them
+//     (BenchSettings is its max_batch_size/max_num_tokens heuristic), and
+//     a MAP fit of TensorRT-LLM's efficiency terms (model.TRTLLMKernelPrior)
+//     with a Laplace posterior and predictive bands.
 //
 // calib imports model and sim; only the CLI imports calib.
 //

@@ -13,6 +13,9 @@
 //   - stack.go: the serving stacks (Dynamo's frontend, TensorRT-LLM's
 //     executor loop, vLLM's API server) and their fixed costs, each a named
 //     coefficient (coef.go) with its value, moment and source.
+//   - prior_trt.go: TensorRT-LLM's kernel prior (its efficiency terms and
+//     their priors); profile.go's TRTLLMProfileFor picks a TensorRT-LLM
+//     worker's profile, transfer.go carries a fit to neighbours.
 //
 // model imports nothing from the rest of routesim.
 package model

@@ -215,3 +215,48 @@ func linearParams(hidden, inter, heads, kvHeads, headDim int) int64 {
 	h, hd := int64(hidden), int64(headDim)
 	return h*int64(heads)*hd + 2*h*int64(kvHeads)*hd + int64(heads)*hd*h + 3*h*int64(inter)
 }
+
+// extendedTo is how far Extended carries a curve: the longest prompt a
+// step of any catalogue model can hold whole.
+const extendedTo = 1 << 17
+
+// Extended returns c continued past its last measured point along the
+// straight line least squares fits to its upper half (tokens ≥ half the
+// last), with points at 2, 4, 8, … times the last token count up to
+// extendedTo. At extrapolates with the last segment's slope, which on a
+// measured curve is noise: the Vidur H100 TP1 curve falls from 4,064 to
+// 4,096 tokens, so its extrapolation shrinks and a 20,000-token step
+// computes nothing. The upper half of a curve is compute bound, so a line
+// through it is what more tokens cost. c is returned as is if its upper
+// half has fewer than 3 points or a slope ≤ 0.
+func (c *LinearCurve) Extended() *LinearCurve {
+	n := len(c.Tokens)
+	if n == 0 {
+		return c
+	}
+	last := c.Tokens[n-1]
+	var sx, sy, sxx, sxy, k float64
+	for i, t := range c.Tokens {
+		if 2*t < last {
+			continue
+		}
+		x, y := float64(t), c.Ns[i]
+		sx, sy, sxx, sxy, k = sx+x, sy+y, sxx+x*x, sxy+x*y, k+1
+	}
+	if k < 3 {
+		return c
+	}
+	slope := (k*sxy - sx*sy) / (k*sxx - sx*sx)
+	if !(slope > 0) {
+		return c
+	}
+	out := &LinearCurve{Source: c.Source, CrossArchitecture: c.CrossArchitecture,
+		Tokens: append([]int(nil), c.Tokens...), Ns: append([]float64(nil), c.Ns...)}
+	end := c.Ns[n-1]
+	for t := 2 * last; t <= extendedTo; t *= 2 {
+		out.Tokens = append(out.Tokens, t)
+		out.Ns = append(out.Ns, math.Round(end+slope*float64(t-last)))
+	}
+	out.Source += fmt.Sprintf("; past %d tokens along the least-squares line of its upper half (%.4g ns per token)", last, slope)
+	return out
+}

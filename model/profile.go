@@ -113,6 +113,10 @@ type Profile struct {
 	FLOPsPerToken    float64 `json:"flops_per_token,omitempty"`
 	FLOPsPerSeq      float64 `json:"flops_per_seq,omitempty"`
 	AttnFLOPsPerPair float64 `json:"attn_flops_per_pair,omitempty"`
+	// Engine is the serving engine whose steps the coefficients describe:
+	// empty for vLLM, "trtllm" for TensorRT-LLM (EngineTRTLLM). A run
+	// takes a built-in profile only for its own engine.
+	Engine string `json:"engine,omitempty"`
 	// TransferBase says what the fitted coefficients are relative to, so
 	// that they can be carried to neighbouring deployments (Transfer):
 	// "kernel-prior" (the deployment's kernel prior with CUDA graphs), or
@@ -241,6 +245,9 @@ func (p *Profile) Validate() error {
 	if _, ok := StackByName(p.Stack); p.Stack != "" && !ok {
 		bad("stack: %q must be one of %s (or empty)", p.Stack, strings.Join(StackNames(), ", "))
 	}
+	if p.Engine != "" && p.Engine != EngineTRTLLM {
+		bad("engine: %q must be empty (vLLM) or %s", p.Engine, EngineTRTLLM)
+	}
 	for _, c := range Coefficients {
 		switch v := *c.Field(p); {
 		case v < 0 || math.IsNaN(v) || math.IsInf(v, 0):
@@ -341,7 +348,7 @@ func ProfileFor(d Deployment, eager bool) *Profile {
 		return p
 	}
 	cat := DefaultCatalogue()
-	if src, from, ok := transferSource(d, cat); ok {
+	if src, from, ok := transferSource(d, cat, TransferBaseKernelPrior); ok {
 		if p, err := Transfer(src, from, d, eager); err == nil {
 			return p
 		}
@@ -352,12 +359,39 @@ func ProfileFor(d Deployment, eager bool) *Profile {
 	return Roofline(d)
 }
 
-// FindProfile returns the built-in profile for a GPU, model and TP degree:
-// a kernel profile before a linear one, then the first by name.
+// TRTLLMProfileFor returns the step-time profile of deployment d served
+// by TensorRT-LLM (--engine trtllm): the built-in profile fitted to
+// TensorRT-LLM's published throughput for d, else one of the same model
+// (on d's GPU, else on one of its architecture; same weights' precision
+// first, then the nearest TP) carried to d through the TensorRT-LLM
+// kernel prior (Transfer: kind "transfer", flagged in its name, source
+// and note); nil if there is none, and a run then keeps d's vLLM profile
+// (ProfileFor) and says so.
+func TRTLLMProfileFor(d Deployment) *Profile {
+	for _, p := range BuiltinProfiles() {
+		if p.Engine == EngineTRTLLM && p.Quant == d.Quant && p.TP == d.TP &&
+			strings.EqualFold(p.GPU, d.GPU.Name) && strings.EqualFold(p.Model, d.Model.Name) {
+			return p
+		}
+	}
+	if src, from, ok := transferSource(d, DefaultCatalogue(), TransferBaseTRTLLMKernelPrior); ok {
+		if p, err := Transfer(src, from, d, false); err == nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// FindProfile returns the built-in vLLM profile for a GPU, model and TP
+// degree: a kernel profile before a linear one, then the first by name.
+// Profiles of other engines (Profile.Engine) are not candidates.
 func FindProfile(gpu, llm string, tp int) (*Profile, error) {
 	var have []string
 	var linear *Profile
 	for _, p := range BuiltinProfiles() {
+		if p.Engine != "" {
+			continue
+		}
 		if strings.EqualFold(p.GPU, gpu) && strings.EqualFold(p.Model, llm) && p.TP == tp {
 			if p.IsKernel() {
 				return p, nil

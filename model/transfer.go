@@ -18,6 +18,12 @@ const TransferBaseKernelPrior = "kernel-prior"
 // states pins. The rest keep the target's prior.
 var transferred = []string{"step_base_ns", "linear_scale", "decode_ns_per_seq", "decode_ns_per_ctx_token"}
 
+// transferredTRTLLM are the efficiency terms of a TensorRT-LLM fit
+// (TRTLLMKernelPrior) that carry over: the step base, the linear layers,
+// context and decode attention, and the per-sequence cost (ratio 1 when
+// the fit left it at its prior).
+var transferredTRTLLM = []string{"step_base_ns", "linear_scale", "prefill_attn_ns_per_pair", "decode_ns_per_seq", "decode_ns_per_ctx_token"}
+
 // Transfer carries the measured profile src of deployment from to
 // deployment to through the kernel step model: to's kernel prior (its
 // layer curve, attention, KV reads, lm_head and TP all-reduces from the
@@ -27,21 +33,29 @@ var transferred = []string{"step_base_ns", "linear_scale", "decode_ns_per_seq", 
 // silicon (halved for FP8, whose peak rate doubles at the same power), the
 // same busy draw above idle, the same frontend and host overhead.
 func Transfer(src *Profile, from, to Deployment, eager bool) (*Profile, error) {
-	if src.TransferBase != TransferBaseKernelPrior {
+	cat := DefaultCatalogue()
+	var pf, pt *Profile
+	var err error
+	names := transferred
+	switch src.TransferBase {
+	case TransferBaseKernelPrior:
+		if pf, _, err = KernelPrior(from, cat, false); err == nil {
+			pt, _, err = KernelPrior(to, cat, eager)
+		}
+	case TransferBaseTRTLLMKernelPrior:
+		names = transferredTRTLLM
+		if pf, _, err = TRTLLMKernelPrior(from, cat); err == nil {
+			pt, _, err = TRTLLMKernelPrior(to, cat)
+		}
+	default:
 		return nil, fmt.Errorf("model: %s has no transfer base", src.Name)
 	}
-	cat := DefaultCatalogue()
-	pf, _, err := KernelPrior(from, cat, false)
-	if err != nil {
-		return nil, err
-	}
-	pt, _, err := KernelPrior(to, cat, eager)
 	if err != nil {
 		return nil, err
 	}
 	out := *pt
 	var ratios []string
-	for _, name := range transferred {
+	for _, name := range names {
 		c, _ := CoefficientByName(name)
 		r := *c.Field(src) / *c.Field(pf)
 		if !(r > 0) || math.IsInf(r, 0) {
@@ -77,9 +91,13 @@ func Transfer(src *Profile, from, to Deployment, eager bool) (*Profile, error) {
 	}
 	assumed = append(assumed, "frontend delay, host overhead and service noise as measured on "+src.Name)
 	out.Kind = "transfer"
-	out.Name = fmt.Sprintf("%s.%s.tp%d.%s.transfer", strings.ToLower(to.GPU.Name), strings.ToLower(to.Model.Name), to.TP, to.Quant)
-	out.Source = fmt.Sprintf("%s%s (%s) to %s/%s/TP%d/%s through the kernel step model: its kernel prior with the measured/prior ratios %s",
-		transferPrefix, src.Name, src.Kind, to.GPU.Name, to.Model.Name, to.TP, to.Quant, strings.Join(ratios, ", "))
+	engine, prior := "", "kernel prior"
+	if src.TransferBase == TransferBaseTRTLLMKernelPrior {
+		engine, prior = ".trtllm", "TensorRT-LLM kernel prior"
+	}
+	out.Name = fmt.Sprintf("%s.%s.tp%d.%s%s.transfer", strings.ToLower(to.GPU.Name), strings.ToLower(to.Model.Name), to.TP, to.Quant, engine)
+	out.Source = fmt.Sprintf("%s%s (%s) to %s/%s/TP%d/%s through the kernel step model: its %s with the measured/prior ratios %s",
+		transferPrefix, src.Name, src.Kind, to.GPU.Name, to.Model.Name, to.TP, to.Quant, prior, strings.Join(ratios, ", "))
 	out.Note = "Transferred, not measured. Assumed: " + strings.Join(assumed, "; ") + "."
 	out.FitError = "not fitted (transfer of " + src.Name + ": " + src.FitError + ")"
 	out.Posterior = nil
@@ -104,11 +122,11 @@ func TransferredFrom(p *Profile) (string, bool) {
 	return name, true
 }
 
-// transferSource picks the measured profile a deployment without one is
-// transferred from: the same model, on the same GPU first, then on a GPU
-// of the same kernel library (architecture); within that, the same
-// weights' precision, then the nearest TP degree.
-func transferSource(d Deployment, cat *Catalogue) (*Profile, Deployment, bool) {
+// transferSource picks the measured profile with transfer base base a
+// deployment without one is transferred from: the same model, on the same
+// GPU first, then on a GPU of the same kernel library (architecture);
+// within that, the same weights' precision, then the nearest TP degree.
+func transferSource(d Deployment, cat *Catalogue, base string) (*Profile, Deployment, bool) {
 	type cand struct {
 		p    *Profile
 		dep  Deployment
@@ -116,7 +134,7 @@ func transferSource(d Deployment, cat *Catalogue) (*Profile, Deployment, bool) {
 	}
 	var cands []cand
 	for _, p := range BuiltinProfiles() {
-		if p.TransferBase != TransferBaseKernelPrior || !strings.EqualFold(p.Model, d.Model.Name) {
+		if p.TransferBase != base || !strings.EqualFold(p.Model, d.Model.Name) {
 			continue
 		}
 		g, err := cat.GPU(p.GPU)

@@ -16,7 +16,8 @@ import (
 
 // Posterior returns the distribution --uncertainty draws coefficients
 // from: the profile's calibrated posterior, or, for a kernel profile that
-// was never calibrated, its documented priors.
+// was never calibrated, its documented priors (TensorRT-LLM's for a
+// TensorRT-LLM profile).
 func (b *Built) Posterior() (*model.Posterior, error) {
 	p := b.Profile
 	if p.Posterior != nil {
@@ -25,7 +26,17 @@ func (b *Built) Posterior() (*model.Posterior, error) {
 	if !p.IsKernel() {
 		return nil, fmt.Errorf("profile %q has no posterior: calibrate it with routesim calibrate (priors on), or use a kernel profile (--profile kernel-prior)", p.Name)
 	}
-	_, priors, err := model.KernelPrior(b.Deploy, model.DefaultCatalogue(), b.spec.EnforceEager)
+	prior := func() ([]model.Prior, error) {
+		_, priors, err := model.KernelPrior(b.Deploy, model.DefaultCatalogue(), b.spec.EnforceEager)
+		return priors, err
+	}
+	if p.Engine == model.EngineTRTLLM {
+		prior = func() ([]model.Prior, error) {
+			_, priors, err := model.TRTLLMKernelPrior(b.Deploy, model.DefaultCatalogue())
+			return priors, err
+		}
+	}
+	priors, err := prior()
 	if err != nil {
 		return nil, err
 	}

@@ -337,13 +337,24 @@ func (s *Spec) Deployment() (model.Deployment, error) {
 }
 
 // LoadProfile reads s.Profile, or picks the built-in profile for the
-// deployment (a roofline estimate where none was measured). A TensorRT-LLM
-// run gets it with the dynamo-trtllm stack's own terms unless it was
-// measured on that stack (model.ForStack); a vLLM run gets it as it is.
+// deployment (a roofline estimate where none was measured). TensorRT-LLM
+// workers take the deployment's TensorRT-LLM fit, or a transfer of one
+// (model.TRTLLMProfileFor), where there is one, else its vLLM profile;
+// kernel-prior is TensorRT-LLM's kernel prior for them. A TensorRT-LLM run
+// gets a vLLM profile with the dynamo-trtllm stack's own terms
+// (model.ForStack); a TensorRT-LLM profile's step times already include
+// the executor's host gap, so it runs on that stack as it is.
 func (s *Spec) LoadProfile() (*model.Profile, error) {
 	p, err := s.loadProfile()
 	if err != nil || s.EngineKind() != sim.TRTLLM {
 		return p, err
+	}
+	if p.Engine == model.EngineTRTLLM && p.Stack == "" {
+		// Fitted to (or the prior of) TensorRT-LLM: its step base holds the
+		// executor's host gap, which the stack would charge again.
+		q := *p
+		q.Stack = model.StackDynamoTRTLLM
+		return &q, nil
 	}
 	return model.ForStack(p, model.StackDynamoTRTLLM), nil
 }
@@ -354,8 +365,21 @@ func (s *Spec) loadProfile() (*model.Profile, error) {
 		if err != nil {
 			return nil, err
 		}
+		trt := s.EngineKind() == sim.TRTLLM
 		if s.Profile == "" {
+			if trt {
+				if p := model.TRTLLMProfileFor(dep); p != nil {
+					return p, nil
+				}
+			}
 			return model.ProfileFor(dep, s.EnforceEager), nil
+		}
+		if trt {
+			p, _, err := model.TRTLLMKernelPrior(dep, model.DefaultCatalogue())
+			if err != nil {
+				return nil, inputerr.Wrap("profile", fmt.Errorf("%s: %w", s.Profile, err))
+			}
+			return p, nil
 		}
 		p, _, err := model.KernelPrior(dep, model.DefaultCatalogue(), s.EnforceEager)
 		if err != nil {

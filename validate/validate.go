@@ -4,6 +4,9 @@
 // posterior band, and checks the prediction against issue 10's acceptance
 // (saturated: TTFT p50 and mean within a factor 1.5 and the 10–90 % band
 // holding at least 2 of 3 saturated statistics; unsaturated: within 15 %).
+// A trtllm-bench case (trtbench.go) does the same with NVIDIA's published
+// TensorRT-LLM throughput: it fits the TensorRT-LLM efficiency terms on
+// some ISL/OSL rows and predicts the others, each within 15 %.
 // The measured data are embedded (data/, each case with its SOURCE.md),
 // so validation runs on a fresh clone.
 package validate
@@ -52,6 +55,10 @@ type Case struct {
 	Checked        []string `json:"checked"`
 	SaturatedStats []string `json:"saturated_stats,omitempty"`
 	SaturatedRuns  []string `json:"saturated_runs,omitempty"`
+	// TRTBench, if set, makes this a case on published trtllm-bench
+	// throughput instead of measured serving runs (Fit, Predict and
+	// Profile unused).
+	TRTBench *TRTBenchCase `json:"trtllm_bench,omitempty"`
 }
 
 // Cases lists the embedded cases, sorted by name.
@@ -116,6 +123,9 @@ type Result struct {
 	Checks    []Check         `json:"checks"`
 	Pass      bool            `json:"pass"`
 	Posterior string          `json:"posterior"`
+	// Terms describe the fitted terms against their priors, where the
+	// case's kind reports them (trtllm-bench).
+	Terms []string `json:"terms,omitempty"`
 }
 
 // Run validates every selected case.
@@ -200,6 +210,9 @@ func runCase(c Case, opt Options) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
+	if c.TRTBench != nil {
+		return runTRTBenchCase(c, dir, opt)
+	}
 	pred, err := calib.LoadSpec(filepath.Join(dir, c.Predict))
 	if err != nil {
 		return nil, err

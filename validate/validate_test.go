@@ -1,11 +1,13 @@
 package validate
 
 import (
+	"bytes"
 	"encoding/json"
 	"path"
 	"testing"
 
 	"github.com/routesim/routesim/calib"
+	"github.com/routesim/routesim/model"
 )
 
 func TestCasesAreComplete(t *testing.T) {
@@ -19,7 +21,14 @@ func TestCasesAreComplete(t *testing.T) {
 	regimes := map[string]int{}
 	for _, c := range cases {
 		regimes[c.Regime]++
-		for _, f := range []string{"SOURCE.md", c.Predict, c.Fit} {
+		files := []string{"SOURCE.md", c.Predict, c.Fit}
+		if c.TRTBench != nil {
+			files = append(files, c.TRTBench.Rows)
+			checkTRTBenchCase(t, c)
+		} else if c.Predict == "" {
+			t.Errorf("%s: names no runs to predict", c.Name)
+		}
+		for _, f := range files {
 			if f == "" {
 				continue
 			}
@@ -96,6 +105,39 @@ func TestAcceptance(t *testing.T) {
 			if ch.Pass != tc.pass[i] {
 				t.Errorf("%s: check %s pass=%v, want %v (%s)", tc.name, ch.Name, ch.Pass, tc.pass[i], ch.What)
 			}
+		}
+	}
+}
+
+// checkTRTBenchCase reads a trtllm-bench case's table and checks that its
+// selections hold rows, that it fits on some and predicts others, without
+// fitting anything.
+func checkTRTBenchCase(t *testing.T, c Case) {
+	t.Helper()
+	tc := c.TRTBench
+	b, err := dataFS.ReadFile(path.Join("data", c.Name, tc.Rows))
+	if err != nil {
+		t.Errorf("%s: %v", c.Name, err)
+		return
+	}
+	all, err := calib.ReadTRTBench(bytes.NewReader(b), tc.Rows)
+	if err != nil {
+		t.Errorf("%s: %v", c.Name, err)
+		return
+	}
+	cat := model.DefaultCatalogue()
+	mine, _, err := calib.TRTBenchSelect{GPU: tc.GPU, Model: tc.Model, TP: tc.TP}.Select(all, cat)
+	if err != nil {
+		t.Errorf("%s: %v", c.Name, err)
+		return
+	}
+	fit, held, err := calib.SplitTRTBench(mine, tc.FitRows)
+	if err != nil || len(fit) == 0 || len(held) == 0 {
+		t.Errorf("%s: %d rows fitted, %d predicted (%v): a case fits on some and predicts others", c.Name, len(fit), len(held), err)
+	}
+	for _, tr := range tc.Transfer {
+		if _, _, err := tr.Select(all, cat); err != nil {
+			t.Errorf("%s: transfer: %v", c.Name, err)
 		}
 	}
 }

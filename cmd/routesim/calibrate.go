@@ -29,11 +29,27 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	source := fs.String("source", "", "with --derive: the citation written into every derived file")
 	noPost := fs.Bool("no-posterior", false, "skip the Laplace approximation of the coefficients' uncertainty (faster; the profile then gives no bands)")
 	ml := addMLEnergyFlags(fs)
+	tb := addTRTBenchFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: routesim calibrate --spec FILE [--out DIR]\n       routesim calibrate --mlenergy FILE --osl FILE --model NAME [--gpu H100] [--tp N] [--loo] [--out DIR]\n\nFit a step-time profile to measured runs (AIPerf exports, NVML samples, ML.ENERGY steady states) by re-simulating them.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: routesim calibrate --spec FILE [--out DIR]\n       routesim calibrate --mlenergy FILE --osl FILE --model NAME [--gpu H100] [--tp N] [--loo] [--out DIR]\n       routesim calibrate --trtllm-bench FILE --model NAME --gpu GPU --tp N [--fit-rows ISL/OSL,...] [--out DIR]\n\nFit a step-time profile to measured runs (AIPerf exports, NVML samples, ML.ENERGY steady states, published trtllm-bench throughput) by re-simulating them.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	if err := tb.check(fs.Changed, ml); err != nil {
+		return err
+	}
+	if tb.file != "" {
+		if *spec != "" || *derive != "" {
+			return usageError{fmt.Errorf("calibrate: --trtllm-bench replaces --spec and --derive; give one")}
+		}
+		if err := specOnly(fs.Changed); err != nil {
+			return err
+		}
+		if err := checkCalibrateDirs(*out, ""); err != nil {
+			return err
+		}
+		return calibrateTRTBench(tb, ml, *out, *quiet, stdout, stderr)
 	}
 	if err := ml.check(fs.Changed); err != nil {
 		return err
@@ -178,13 +194,13 @@ func changedOf(changed func(string) bool, names []string) []string {
 }
 
 // specOnly refuses spec-fit settings (and --source) given to an ML.ENERGY
-// fit; changed says which flags were given.
+// or trtllm-bench fit; changed says which flags were given.
 func specOnly(changed func(string) bool) error {
 	given := changedOf(changed, append(fitFlags[:len(fitFlags):len(fitFlags)], "source"))
 	if len(given) == 0 {
 		return nil
 	}
-	return usageError{fmt.Errorf("calibrate: %s: settings of a --spec fit; --mlenergy does not use them (see --iters, --isl-cv, --isl-mean)", strings.Join(given, ", "))}
+	return usageError{fmt.Errorf("calibrate: %s: settings of a --spec fit; --mlenergy and --trtllm-bench do not use them (see --iters, --isl-cv, --isl-mean)", strings.Join(given, ", "))}
 }
 
 // optionFlags are the flags of calib.CheckOptions' fields.

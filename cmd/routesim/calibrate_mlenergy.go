@@ -27,13 +27,13 @@ func addMLEnergyFlags(fs *pflag.FlagSet) *mlenergyFlags {
 	f := &mlenergyFlags{}
 	fs.StringVar(&f.file, "mlenergy", "", "fit to ML.ENERGY Benchmark rows instead of a spec: llm_runs_flat.csv or a leaderboard tasks/<task>.json")
 	fs.StringVar(&f.osl, "osl", "", "with --mlenergy: the task's output-length distribution (a leaderboard models/<model>__<task>.json, or {\"bins\",\"counts\"})")
-	fs.StringVar(&f.model, "model", "", "with --mlenergy: the model to fit (catalogue name or Hugging Face id)")
-	fs.StringVar(&f.gpu, "gpu", "H100", "with --mlenergy: the GPU whose rows to fit")
-	fs.IntVar(&f.tp, "tp", 0, "with --mlenergy: the TP degree whose rows to fit (0 = the only one present)")
+	fs.StringVar(&f.model, "model", "", "with --mlenergy or --trtllm-bench: the model to fit (catalogue name; Hugging Face id with --mlenergy)")
+	fs.StringVar(&f.gpu, "gpu", "H100", "with --mlenergy or --trtllm-bench: the GPU whose rows to fit")
+	fs.IntVar(&f.tp, "tp", 0, "with --mlenergy or --trtllm-bench: the TP degree whose rows to fit (--mlenergy: 0 = the only one present)")
 	fs.StringVar(&f.task, "task", "lm-arena-chat", "with --mlenergy: the benchmark task whose rows to fit")
 	fs.Float64Var(&f.islCV, "isl-cv", 1, "with --mlenergy: coefficient of variation of the (unpublished) prompt lengths")
 	fs.Float64Var(&f.islMean, "isl-mean", 0, "with --mlenergy: the prompts' mean length in tokens, if known (0 = fit it as a nuisance parameter)")
-	fs.IntVar(&f.iters, "iters", 20, "with --mlenergy: Levenberg–Marquardt iterations of the fit (each simulates every row about 12 times; a leave-one-out refit runs at most 6 from the full fit)")
+	fs.IntVar(&f.iters, "iters", 20, "with --mlenergy or --trtllm-bench: Levenberg–Marquardt iterations of the fit (each simulates every row about 12 times; a leave-one-out refit runs at most 6 from the full fit)")
 	fs.BoolVar(&f.loo, "loo", false, "with --mlenergy: also refit without each row and predict it (leave-one-out over max_num_seqs)")
 	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "with --mlenergy --loo: leave-one-out folds run in parallel")
 	return f

@@ -44,8 +44,13 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(tw, "GPU\tMODEL\tTP\tQUANT\tKIND\tFORM\tPREFILL µs/tok\tPREFILL MFU\tDECODE HBM\tFIT ERROR\tNAME")
 	builtin := map[string]bool{}
 	cat := model.DefaultCatalogue()
+	trt := 0
 	for _, p := range profiles {
-		builtin[fmt.Sprintf("%s/%s/%d/%s", strings.ToLower(p.GPU), strings.ToLower(p.Model), p.TP, p.Quant)] = true
+		if p.Engine == "" {
+			builtin[fmt.Sprintf("%s/%s/%d/%s", strings.ToLower(p.GPU), strings.ToLower(p.Model), p.TP, p.Quant)] = true
+		} else {
+			trt++
+		}
 		form := "linear"
 		if p.IsKernel() {
 			form = "kernel"
@@ -81,6 +86,9 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 	tw.Flush()
 	fmt.Fprintf(stdout, "\nPREFILL: a %d-token fresh chunk's step time per token and the FLOPs it executes (linear layers and causal attention; lm_head only for sampled tokens) over peak; DECODE HBM: a %d-sequence × %d-token decode step's bytes over peak bandwidth.\n",
 		model.ImpliedRefChunk, model.ImpliedRefDecodeSeq, model.ImpliedRefDecodeCtx)
+	if trt > 0 {
+		fmt.Fprintf(stdout, "Profiles named *.trtllm-bench describe TensorRT-LLM workers (--engine trtllm) only: fitted to published trtllm-bench throughput; --engine trtllm carries them to other GPUs and TP degrees of their model and architecture (flagged as transferred), and runs any other deployment on its vLLM profile below.\n")
+	}
 	if len(*files) > 0 {
 		return nil
 	}

@@ -25,6 +25,11 @@ func TestProfilesLists(t *testing.T) {
 	if !strings.Contains(out, "runs uncalibrated") {
 		t.Error("fallback section missing")
 	}
+	// The TensorRT-LLM fit serves --engine trtllm only: vLLM on its
+	// deployment still falls back, and the listing says so.
+	if !strings.Contains(out, "H100-SXM5-80GB/Llama-3.1-70B/tp2/fp8") || !strings.Contains(out, "--engine trtllm") {
+		t.Error("the TensorRT-LLM profile hid its deployment's vLLM fallback, or is not explained")
+	}
 
 	const noisy = "../../testdata/profiles/noisy.json"
 	out, _, err = runCLI("profiles", "--profile", noisy)

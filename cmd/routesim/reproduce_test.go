@@ -26,6 +26,8 @@ var shippedFits = []struct {
 	mlenergyFit("Qwen3-32B", 2),
 	mlenergyFit("Llama-3.1-8B", 1),
 	mlenergyFit("Llama-3.1-70B", 4),
+	{[]string{"--trtllm-bench", "validate/data/h100-llama3.3-70b-trtllm-bench/rows.csv", "--gpu", "H100", "--model", "Llama-3.1-70B", "--tp", "2"},
+		"model/data/profiles/h100-sxm5-80gb-llama-3.1-70b-tp2-trtllm-bench.json", "validate/data/h100-llama3.3-70b-trtllm-bench/calibration-report.txt"},
 }
 
 // mlenergyFit is the shipped ML.ENERGY fit of one H100 deployment, on its
@@ -49,7 +51,8 @@ func mlenergyFit(llm string, tp int) struct {
 func TestShippedProfilesReproduce(t *testing.T) {
 	shipped, _ := filepath.Glob("../../model/data/profiles/*-calibrated.json")
 	ml, _ := filepath.Glob("../../model/data/profiles/*-mlenergy.json")
-	shipped = append(shipped, ml...)
+	trt, _ := filepath.Glob("../../model/data/profiles/*-trtllm-bench.json")
+	shipped = append(append(shipped, ml...), trt...)
 	if len(shipped) != len(shippedFits) {
 		t.Fatalf("%d calibrated profiles shipped, %d with a spec here", len(shipped), len(shippedFits))
 	}
@@ -62,7 +65,7 @@ func TestShippedProfilesReproduce(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "fit")
 			args := []string{"calibrate"}
 			for i, a := range c.args {
-				if i > 0 && (c.args[i-1] == "--spec" || c.args[i-1] == "--mlenergy" || c.args[i-1] == "--osl") {
+				if i > 0 && (c.args[i-1] == "--spec" || c.args[i-1] == "--mlenergy" || c.args[i-1] == "--osl" || c.args[i-1] == "--trtllm-bench") {
 					a = filepath.Join("..", "..", a)
 				}
 				args = append(args, a)

@@ -364,9 +364,26 @@ func printTRTLLMHeader(w io.Writer, p *model.Profile, wk sim.WorkerConfig) {
 	}
 	fmt.Fprintf(w, "engine trtllm (TensorRT-LLM 1.3.0rc14, PyTorch executor): capacity scheduler %s, chunked prefill %s, overlap scheduler %s, block reuse %s\n",
 		wk.CapacityPolicy, onOff(wk.ChunkedPrefill), onOff(!wk.NoOverlap), onOff(!wk.NoPrefixCaching))
-	fmt.Fprintf(w, "profile %s [%s] (step times not calibrated for TensorRT-LLM); KV %d blocks × %d tokens per worker; max_num_tokens %d, max_batch_size %d, max_seq_len %d\n",
-		p.Name, p.Kind, wk.KVBlocks, wk.BlockSize, wk.MaxNumBatchedTokens, wk.MaxNumSeqs, wk.MaxModelLen)
+	fmt.Fprintf(w, "profile %s [%s] (%s); KV %d blocks × %d tokens per worker; max_num_tokens %d, max_batch_size %d, max_seq_len %d\n",
+		p.Name, p.Kind, trtllmStepTimes(p), wk.KVBlocks, wk.BlockSize, wk.MaxNumBatchedTokens, wk.MaxNumSeqs, wk.MaxModelLen)
 	fmt.Fprintf(w, "%s (routesim stacks)\n\n", stackLine(p))
+}
+
+// trtllmStepTimes says where a TensorRT-LLM run's step times come from.
+func trtllmStepTimes(p *model.Profile) string {
+	if p.Engine != model.EngineTRTLLM {
+		return "step times not calibrated for TensorRT-LLM"
+	}
+	if from, ok := model.TransferredFrom(p); ok {
+		return "TensorRT-LLM step times transferred from " + from + ", not fitted for this deployment"
+	}
+	if p.Kind == "measured" && strings.HasPrefix(p.Source, "routesim calibrate --trtllm-bench") {
+		return "TensorRT-LLM step times fitted to published trtllm-bench throughput"
+	}
+	if p.Kind == "measured" {
+		return "TensorRT-LLM step times fitted"
+	}
+	return "TensorRT-LLM kernel prior, not fitted"
 }
 
 // maxListedGPUs is how many GPUs the summary lists one by one.

@@ -42,7 +42,7 @@ func TestScenarioFileAndLoadSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "2 × H100-SXM5-80GB, Llama-3.1-70B tp2, policy kv") || !strings.Contains(out, "[transfer]") {
+	if !strings.Contains(out, "2 × H100-SXM5-80GB, Llama-3.1-70B tp2, policy kv") || !strings.Contains(out, "trtllm-bench [measured]") {
 		t.Errorf("scenario not applied, or --n not overriding it:\n%s", out)
 	}
 	dir := filepath.Join(t.TempDir(), "load")

@@ -115,3 +115,62 @@ func TestSweepAndPlanTRTLLM(t *testing.T) {
 		t.Errorf("plan does not list both engines:\n%s", out)
 	}
 }
+
+// TestRunTRTLLMSaysWhereStepTimesComeFrom: the header names the fitted
+// TensorRT-LLM profile on its own deployment, flags a transfer of it on
+// another, and says a deployment without one keeps its vLLM profile;
+// vLLM on the fitted deployment never takes the TensorRT-LLM profile.
+func TestRunTRTLLMSaysWhereStepTimesComeFrom(t *testing.T) {
+	base := []string{"run", "--trace", smallTrace, "--n", "2", "--model", "Llama-3.1-70B", "--quant", "fp8", "--kv-cache-dtype", "fp8"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--engine", "trtllm", "--gpu", "H100", "--tp", "2"}, "profile h100-sxm5-80gb.llama-3.1-70b.tp2.fp8.trtllm-bench [measured] (TensorRT-LLM step times fitted to published trtllm-bench throughput)"},
+		{[]string{"--engine", "trtllm", "--gpu", "H200", "--tp", "1"}, "[transfer] (TensorRT-LLM step times transferred from h100-sxm5-80gb.llama-3.1-70b.tp2.fp8.trtllm-bench, not fitted for this deployment)"},
+		{[]string{"--engine", "trtllm", "--gpu", "H100", "--tp", "2", "--profile", "kernel-prior"}, "trtllm-kernel-prior [transfer] (TensorRT-LLM kernel prior, not fitted)"},
+		{[]string{"--engine", "trtllm", "--gpu", "A100-80", "--tp", "4", "--quant", "bf16", "--kv-cache-dtype", "auto"}, "(step times not calibrated for TensorRT-LLM)"},
+	} {
+		out, _, err := runCLI(append(append([]string(nil), base...), tc.args...)...)
+		if err != nil {
+			t.Errorf("%v: %v", tc.args, err)
+			continue
+		}
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%v: header\n%s\nwant %q", tc.args, strings.Join(strings.SplitN(out, "\n", 4)[:3], "\n"), tc.want)
+		}
+	}
+	out, _, err := runCLI(append(base, "--gpu", "H100", "--tp", "2")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "trtllm") {
+		t.Errorf("a vLLM run took a TensorRT-LLM profile:\n%s", out)
+	}
+}
+
+// TestCalibrateTRTBenchFlags: --trtllm-bench's flags are checked before
+// anything is fitted.
+func TestCalibrateTRTBenchFlags(t *testing.T) {
+	dir := t.TempDir()
+	rows := "../../validate/data/h100-llama3.3-70b-trtllm-bench/rows.csv"
+	tb := []string{"--trtllm-bench", rows, "--model", "Llama-3.1-70B", "--gpu", "H100", "--tp", "2"}
+	with := func(more ...string) []string { return append(append([]string(nil), tb...), more...) }
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"fit rows alone", []string{"--spec", "x.json", "--fit-rows", "128/128"}, "--fit-rows needs --trtllm-bench"},
+		{"no model", []string{"--trtllm-bench", rows, "--tp", "2"}, "--trtllm-bench needs --model"},
+		{"no tp", []string{"--trtllm-bench", rows, "--model", "Llama-3.1-70B"}, "--trtllm-bench needs --tp"},
+		{"osl", with("--osl", "o.json"), "--osl is an --mlenergy setting"},
+		{"with spec", with("--spec", "x.json"), "--trtllm-bench replaces --spec and --derive"},
+		{"with mlenergy", with("--mlenergy", "x.csv"), "--trtllm-bench replaces --mlenergy"},
+		{"spec settings", with("--max-evals", "5"), "--max-evals: settings of a --spec fit"},
+		{"unknown row", with("--fit-rows", "1/1"), "no row for ISL/OSL 1/1"},
+		{"no such deployment", with("--tp", "8"), "no trtllm-bench rows for H100-SXM5-80GB/Llama-3.1-70B/tp8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { calibrateFails(t, dir, tc.name, tc.args, tc.want, 2) })
+	}
+}

@@ -111,7 +111,13 @@ func printValidation(w io.Writer, res []validate.Result) error {
 				not = append(not, c.Name)
 			}
 		}
-		if len(r.Coefs) > 0 {
+		switch {
+		case len(r.Terms) > 0:
+			fmt.Fprintf(w, "   fitted (%s):\n", r.Posterior)
+			for _, t := range append(append([]string(nil), r.Terms...), r.FitNotes...) {
+				fmt.Fprintf(w, "     %s\n", t)
+			}
+		case len(r.Coefs) > 0:
 			fmt.Fprintf(w, "   fitted on the light runs; not pinned by them: %s\n", strings.Join(not, ", "))
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
