@@ -29,12 +29,15 @@ func TestShippedScenariosLoadAndBuild(t *testing.T) {
 			continue
 		}
 		// The description says what the profile is: the measured profile
-		// a transfer comes from, else the kernel prior.
+		// a transfer comes from, the measured profile itself, else the
+		// kernel prior.
 		want := "kernel prior"
 		if src, ok := model.TransferredFrom(b.Profile); ok {
 			want = "transfer of " + src
+		} else if b.Profile.Kind == "measured" {
+			want = "Profile: " + b.Profile.Name
 		}
-		if b.Profile.Kind != "transfer" || !b.Profile.IsKernel() || !strings.Contains(s.Description, want) {
+		if !b.Profile.IsKernel() || !strings.Contains(s.Description, want) {
 			t.Errorf("%s: profile %s is %s (kernel=%v); the description must say which (%q)", f, b.Profile.Name, b.Profile.Kind, b.Profile.IsKernel(), want)
 		}
 	}
