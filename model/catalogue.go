@@ -3,8 +3,11 @@ package model
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/routesim/routesim/internal/suggest"
 )
 
 //go:embed data/catalogue.json
@@ -13,13 +16,15 @@ var catalogueJSON []byte
 // GPU is one accelerator's specification. MemoryBytes is the CUDA-visible
 // total, which is what vLLM multiplies by --gpu-memory-utilization.
 type GPU struct {
-	Name           string  `json:"name"`
-	MemoryBytes    int64   `json:"memory_bytes"`
-	HBMBytesPerSec float64 `json:"hbm_bytes_per_s"`
-	BF16FLOPS      float64 `json:"bf16_flops"` // dense, without sparsity
-	FP8FLOPS       float64 `json:"fp8_flops"`  // dense; 0 where unsupported
-	TDPWatts       float64 `json:"tdp_w"`
-	IdleWatts      float64 `json:"idle_w"`
+	Name string `json:"name"`
+	// Aliases are other exact names --gpu accepts ("H100").
+	Aliases        []string `json:"aliases,omitempty"`
+	MemoryBytes    int64    `json:"memory_bytes"`
+	HBMBytesPerSec float64  `json:"hbm_bytes_per_s"`
+	BF16FLOPS      float64  `json:"bf16_flops"` // dense, without sparsity
+	FP8FLOPS       float64  `json:"fp8_flops"`  // dense; 0 where unsupported
+	TDPWatts       float64  `json:"tdp_w"`
+	IdleWatts      float64  `json:"idle_w"`
 	// LinkBytesPerSec is the GPU-to-GPU bandwidth in one direction (NVLink,
 	// or PCIe without it): what tensor parallelism's all-reduces use.
 	LinkBytesPerSec float64 `json:"link_bytes_per_s"`
@@ -74,97 +79,42 @@ func (c *Catalogue) validate() error {
 	return nil
 }
 
-// GPU returns the GPU with the given name: exact (case-insensitive), or
-// a unique short form — its parts in order, the first at the start,
-// ignoring case, '-' and '_' ("H100" → H100-SXM5-80GB, "rtx4090" →
-// RTX-4090, "A100-40" → A100-SXM4-40GB). An ambiguous short form ("A100") lists its
-// choices; an unknown name suggests the nearest.
+// GPU returns the GPU with the given name or one of its listed aliases
+// (catalogue.json "aliases": "H100" → H100-SXM5-80GB), ignoring case, '-',
+// '_' and spaces. Nothing else matches: a name that only starts like
+// some GPUs' ("A100", "h10") is refused with those GPUs suggested, and an
+// unknown name suggests the nearest.
 func (c *Catalogue) GPU(name string) (GPU, error) {
+	key := suggest.Squash(name)
 	names := make([]string, len(c.GPUs))
 	for i, g := range c.GPUs {
-		if strings.EqualFold(g.Name, name) {
+		if key == suggest.Squash(g.Name) || slices.ContainsFunc(g.Aliases, func(a string) bool { return key == suggest.Squash(a) }) {
 			return g, nil
 		}
 		names[i] = g.Name
 	}
-	tokens := strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool {
-		return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-	})
-	var match []GPU
+	var starts []string
 	for _, g := range c.GPUs {
-		if len(tokens) > 0 && inOrder(squash(g.Name), tokens) {
-			match = append(match, g)
+		for _, n := range append([]string{g.Name}, g.Aliases...) {
+			if key != "" && strings.HasPrefix(suggest.Squash(n), key) {
+				starts = append(starts, g.Name)
+				break
+			}
 		}
 	}
-	switch len(match) {
-	case 1:
-		return match[0], nil
-	case 0:
-		return GPU{}, unknownNearest("GPU", name, names)
+	if len(starts) > 0 {
+		return GPU{}, fmt.Errorf("model: GPU %q is not a name or alias (names and aliases are exact): did you mean %s?", name, strings.Join(starts, " or "))
 	}
-	var choices []string
-	for _, g := range match {
-		choices = append(choices, g.Name)
-	}
-	return GPU{}, fmt.Errorf("model: GPU %q is ambiguous: %s", name, strings.Join(choices, " or "))
-}
-
-// inOrder says whether every token occurs in s, in order, the first at
-// its start.
-func inOrder(s string, tokens []string) bool {
-	if !strings.HasPrefix(s, tokens[0]) {
-		return false
-	}
-	s = s[len(tokens[0]):]
-	for _, t := range tokens[1:] {
-		i := strings.Index(s, t)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(t):]
-	}
-	return true
-}
-
-// squash is a name for loose matching: upper case, no '-', '_' or spaces.
-func squash(s string) string {
-	return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToUpper(s))
+	return GPU{}, unknownNearest("GPU", name, names)
 }
 
 // unknownNearest is unknown with the closest known name suggested.
 func unknownNearest(kind, name string, known []string) error {
-	best, bestD := "", 1<<30
-	for _, k := range known {
-		if d := editDistance(squash(name), squash(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
 	err := unknown(kind, name, known)
-	if best != "" && bestD <= max(3, len(squash(name))/2) {
+	if best, ok := suggest.Nearest(name, known); ok {
 		return fmt.Errorf("%w; did you mean %s?", err, best)
 	}
 	return err
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // Model returns the LLM with the given name (case-insensitive; the Hugging
@@ -179,7 +129,7 @@ func (c *Catalogue) Model(name string) (LLM, error) {
 	for i, m := range c.Models {
 		names[i] = m.Name
 	}
-	return LLM{}, unknown("model", name, names)
+	return LLM{}, unknownNearest("model", name, names)
 }
 
 func unknown(kind, name string, known []string) error {

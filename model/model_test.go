@@ -357,8 +357,9 @@ func TestPriorSourcesAreFormatted(t *testing.T) {
 	}
 }
 
-// TestGPUNames: exact names in any case, unique short forms, ambiguous
-// short forms listing their choices, unknown names with a suggestion.
+// TestGPUNames: exact names and listed aliases in any case (ignoring '-',
+// '_'), nothing by prefix: a partial name lists the GPUs it starts, an
+// unknown one suggests the nearest.
 func TestGPUNames(t *testing.T) {
 	cat := DefaultCatalogue()
 	for _, tc := range []struct{ in, want, err string }{
@@ -366,8 +367,11 @@ func TestGPUNames(t *testing.T) {
 		{"H100", "H100-SXM5-80GB", ""},
 		{"h200", "H200-SXM-141GB", ""},
 		{"rtx4090", "RTX-4090", ""},
-		{"A100", "", "ambiguous: A100-SXM4-40GB or A100-SXM4-80GB"},
-		{"A100-40", "A100-SXM4-40GB", ""},
+		{"A100-80GB", "A100-SXM4-80GB", ""},
+		{"a100_40gb", "A100-SXM4-40GB", ""},
+		{"A100", "", "did you mean A100-SXM4-40GB or A100-SXM4-80GB?"},
+		{"A100-40", "", "did you mean A100-SXM4-40GB?"},
+		{"h10", "", "did you mean H100-SXM5-80GB?"},
 		{"H10O-SXM5-80GB", "", "did you mean H100-SXM5-80GB?"},
 		{"B300", "", `unknown GPU "B300"`},
 	} {

@@ -175,7 +175,7 @@ func TestTRTLLMProfileFor(t *testing.T) {
 	if r := TRTLLMProfileFor(deploy(t, "H100", "Qwen3-8B", 1, BF16)); r != nil {
 		t.Errorf("Qwen3-8B has no TensorRT-LLM fit, got %s", r.Name)
 	}
-	if r := TRTLLMProfileFor(deploy(t, "A100-80", "Llama-3.1-70B", 4, BF16)); r != nil {
+	if r := TRTLLMProfileFor(deploy(t, "A100-80GB", "Llama-3.1-70B", 4, BF16)); r != nil {
 		t.Errorf("an A100 is another architecture, got %s", r.Name)
 	}
 }

@@ -123,7 +123,7 @@ func TestProfileForPrefersMeasuredThenTransfer(t *testing.T) {
 		{deploy(t, "H100", "Llama-3.1-70B", 2, FP8), "transfer", "h100-sxm5-80gb.llama-3.1-70b.tp2.fp8.transfer"},
 		{deploy(t, "H200", "Llama-3.1-70B", 1, FP8), "transfer", "h200-sxm-141gb.llama-3.1-70b.tp1.fp8.transfer"},
 		{deploy(t, "H200", "Qwen3-8B", 1, BF16), "transfer", "h200-sxm-141gb.qwen3-8b.tp1.bf16.transfer"},
-		{deploy(t, "A100-80", "Llama-2-7B", 1, BF16), "transfer", "A100-SXM4-80GB.Llama-2-7B.tp1.bf16.kernel-prior"},
+		{deploy(t, "A100-80GB", "Llama-2-7B", 1, BF16), "transfer", "A100-SXM4-80GB.Llama-2-7B.tp1.bf16.kernel-prior"},
 	} {
 		p := ProfileFor(tc.d, false)
 		if p.Kind != tc.kind || p.Name != tc.name {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/routesim/routesim/internal/inputerr"
+	"github.com/routesim/routesim/internal/suggest"
 )
 
 // Params carries everything a policy may be built from; each policy reads
@@ -469,7 +470,11 @@ func Names() []string {
 func Lookup(name string) (Entry, error) {
 	e, ok := registry[name]
 	if !ok {
-		return Entry{}, fmt.Errorf("policy: unknown policy %q (known: %s)", name, strings.Join(Names(), ", "))
+		err := fmt.Errorf("policy: unknown policy %q (known: %s)", name, strings.Join(Names(), ", "))
+		if best, ok := suggest.Nearest(name, Names()); ok {
+			err = fmt.Errorf("%w; did you mean %s?", err, best)
+		}
+		return Entry{}, err
 	}
 	return e, nil
 }

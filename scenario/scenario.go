@@ -192,7 +192,7 @@ func (s *Spec) Validate() error {
 	if g, err := cat.GPU(s.GPU); err != nil {
 		errs = append(errs, inputerr.Wrap("gpu", err))
 	} else {
-		s.GPU = g.Name // a short form ("H100") becomes the catalogue's name
+		s.GPU = g.Name // an alias ("H100") becomes the catalogue's name
 	}
 	if _, err := cat.Model(s.Model); err != nil {
 		errs = append(errs, inputerr.Wrap("model", err))

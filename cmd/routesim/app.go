@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/routesim/routesim/internal/crash"
+	"github.com/routesim/routesim/internal/suggest"
 )
 
 // Version is routesim's version, written into every manifest.
@@ -77,7 +78,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if wantsHelp(args[1:]) {
 		stderr = stdout // help is output: routesim run --help | less
 	}
-	if args[0] == "run" || args[0] == "sweep" {
+	if args[0] == "run" || args[0] == "sweep" || args[0] == "plan" {
 		rest, err := expandAliases(args[1:])
 		if err != nil {
 			return err
@@ -136,7 +137,27 @@ func parseFlags(fs *pflag.FlagSet, args []string) (help bool, err error) {
 		if errors.Is(err, pflag.ErrHelp) {
 			return true, nil
 		}
-		return false, usageError{err}
+		return false, usageError{didYouMean(fs, err)}
 	}
 	return false, nil
+}
+
+// didYouMean adds the nearest flag (or alias) of fs to pflag's error for
+// an unknown flag.
+func didYouMean(fs *pflag.FlagSet, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var known []string
+	fs.VisitAll(func(f *pflag.Flag) { known = append(known, f.Name) })
+	if fs.Lookup("tp") != nil { // run, sweep, plan: the aliases expandAliases takes
+		for _, a := range flagAliases {
+			known = append(known, a.alias)
+		}
+	}
+	if best, ok := suggest.Nearest(name, known); ok {
+		return fmt.Errorf("%w; did you mean --%s?", err, best)
+	}
+	return err
 }

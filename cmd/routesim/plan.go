@@ -96,13 +96,16 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 	dry := fs.Bool("dry-run", false, "check every flag and build every configuration, list the searches, write nothing")
 	showAliases(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: routesim plan --slo-ttft-p95 MS [--min-completeness F …] [flags]\n\nFind, per policy (and setting, and traffic level), the smallest cluster that meets every objective over the offered requests with the given confidence: the largest N is checked first, then bisection.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: routesim plan --slo-ttft-p95 MS [--min-completeness F …] [flags]\n\nFind, per policy (and setting, and traffic level), the smallest cluster that meets every objective over the offered requests with the given confidence: the largest N is checked first, then bisection.\n%s", groupedUsage(fs, "Plan flags", simHelpGroups))
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("plan: unexpected arguments %q", fs.Args())}
+	}
+	if err := applyClientFlags(fs, &base); err != nil {
+		return err
 	}
 	applyWindowDefaults(fs, &base, new([]float64))
 	applyEngineDefaults(fs, src, &base)

@@ -36,13 +36,16 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	draws := fs.Int("uncertainty", 0, "also run K coefficient sets drawn from the profile's posterior (same seed) and report each statistic's 10–90 % band (0 = off)")
 	showAliases(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: routesim run [flags]\n\nSimulate one trace on N workers under one policy and print the summary.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: routesim run [flags]\n\nSimulate one trace on N workers under one policy and print the summary.\n%s", groupedUsage(fs, "Run flags", simHelpGroups))
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("run: unexpected arguments %q", fs.Args())}
+	}
+	if err := applyClientFlags(fs, &f); err != nil {
+		return err
 	}
 	applyEngineDefaults(fs, src, &f)
 	if err := checkDraws(*draws); err != nil {

@@ -66,6 +66,7 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.IntVar(&s.Retry, "retry", s.Retry, "client re-sends of a rejected request (0 = none, like AIPerf)")
 	fs.DurationVar(&s.RetryBackoff, "retry-backoff", s.RetryBackoff, "wait before the first re-send; doubled for each further one")
 	fs.StringVar(&s.DynamoVersion, "dynamo-version", s.DynamoVersion, "Dynamo release whose KV router --router-mode kv models, with every default (router queue, busy monitor, how busy workers are refused, status code): 0.9.0, 1.2.0 (the default, the 8×A100 study's) or 1.4.0; see routesim policies --dynamo-version V")
+	registerClientFlags(fs)
 	fs.Float64Var(&s.RequestTimeoutS, "request-timeout-seconds", s.RequestTimeoutS, "seconds a client waits for the full response before it gives up and the engine aborts the request (AIPerf's flag; inference-perf's aiohttp client: 300); 0 = forever")
 }
 

@@ -112,13 +112,16 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	sliceSeeds := fs.Bool("slices", false, "seed k also replays its own --first window of the trace, spread evenly over it (--skip is ignored)")
 	showAliases(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: routesim sweep [flags]\n\nRun a grid of N × policy × seed (× rate scale) in parallel, detect crossovers, write tables and plots.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: routesim sweep [flags]\n\nRun a grid of N × policy × seed (× rate scale) in parallel, detect crossovers, write tables and plots.\n%s", groupedUsage(fs, "Sweep flags", simHelpGroups))
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("sweep: unexpected arguments %q", fs.Args())}
+	}
+	if err := applyClientFlags(fs, &base); err != nil {
+		return err
 	}
 	applyWindowDefaults(fs, &base, rates)
 	applyEngineDefaults(fs, src, &base)

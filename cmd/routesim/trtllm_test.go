@@ -129,7 +129,7 @@ func TestRunTRTLLMSaysWhereStepTimesComeFrom(t *testing.T) {
 		{[]string{"--engine", "trtllm", "--gpu", "H100", "--tp", "2"}, "profile h100-sxm5-80gb.llama-3.1-70b.tp2.fp8.trtllm-bench [measured] (TensorRT-LLM step times fitted to published trtllm-bench throughput)"},
 		{[]string{"--engine", "trtllm", "--gpu", "H200", "--tp", "1"}, "[transfer] (TensorRT-LLM step times transferred from h100-sxm5-80gb.llama-3.1-70b.tp2.fp8.trtllm-bench, not fitted for this deployment)"},
 		{[]string{"--engine", "trtllm", "--gpu", "H100", "--tp", "2", "--profile", "kernel-prior"}, "trtllm-kernel-prior [transfer] (TensorRT-LLM kernel prior, not fitted)"},
-		{[]string{"--engine", "trtllm", "--gpu", "A100-80", "--tp", "4", "--quant", "bf16", "--kv-cache-dtype", "auto"}, "(step times not calibrated for TensorRT-LLM)"},
+		{[]string{"--engine", "trtllm", "--gpu", "A100-80GB", "--tp", "4", "--quant", "bf16", "--kv-cache-dtype", "auto"}, "(step times not calibrated for TensorRT-LLM)"},
 	} {
 		out, _, err := runCLI(append(append([]string(nil), base...), tc.args...)...)
 		if err != nil {
