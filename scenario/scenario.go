@@ -447,13 +447,10 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	}
 	var tr *workload.Trace
 	if s.Workload == "synthetic" {
-		// Drawn once per spec seed: every point of a sweep replays the
-		// same stream, as with a trace; seeds then vary service noise.
-		tr, err = s.Synthetic.Generate(sim.Stream(s.Seed, "workload")).Apply(s.filter())
-	} else {
-		tr, err = workload.Read(s.Trace, s.filter())
+		built.Work, err = s.synthetic(s.Seed, wc.BlockSize)
+		return built, err
 	}
-	if err != nil {
+	if tr, err = workload.Read(s.Trace, s.filter()); err != nil {
 		return nil, &InputError{err}
 	}
 	wl, err := workload.Prepare(tr, wc.BlockSize)
@@ -462,6 +459,17 @@ func (s *Spec) Build(prof *model.Profile) (*Built, error) {
 	}
 	built.Work = wl
 	return built, nil
+}
+
+// synthetic draws the synthetic stream of seed (as vllm bench serve's
+// --seed draws its random dataset): every policy of a sweep point sees
+// the same stream (common random numbers), and each seed its own.
+func (s *Spec) synthetic(seed uint64, blockSize int) (*sim.Workload, error) {
+	tr, err := s.Synthetic.Generate(sim.Stream(seed, "workload")).Apply(s.filter())
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	return workload.Prepare(tr, blockSize)
 }
 
 // ClosedLoop is a run's closed-loop clients: sim.FollowUp plus a
@@ -474,14 +482,19 @@ type ClosedLoop interface {
 // ForSeed returns the workload of one run with the given seed, and its
 // closed-loop clients, if any (fresh per run: they hold state): session
 // users, or a trace's sessions; concurrency > 0 overrides the spec's
-// number of users.
-func (b *Built) ForSeed(seed uint64, concurrency int) (*sim.Workload, ClosedLoop) {
+// number of users. A synthetic stream is the seed's own draw; a trace is
+// the same for every seed.
+func (b *Built) ForSeed(seed uint64, concurrency int) (*sim.Workload, ClosedLoop, error) {
+	if b.spec.Workload == "synthetic" && seed != b.spec.Seed {
+		wl, err := b.spec.synthetic(seed, b.Config.Front().Worker.BlockSize)
+		return wl, nil, err
+	}
 	if b.spec.Workload != "sessions" {
 		if b.Work != nil && session.HasSessions(b.Work) {
 			r, wl := session.NewReplay(b.Work)
-			return wl, r
+			return wl, r, nil
 		}
-		return b.Work, nil
+		return b.Work, nil, nil
 	}
 	cfg := b.spec.Sessions
 	if concurrency > 0 {
@@ -489,7 +502,7 @@ func (b *Built) ForSeed(seed uint64, concurrency int) (*sim.Workload, ClosedLoop
 	}
 	cfg.Validate() // fills defaults; Build validated it
 	pop, wl := session.New(cfg, b.Config.Front().Worker.BlockSize, seed)
-	return wl, pop
+	return wl, pop, nil
 }
 
 // Run simulates b once with seed and policy pol.
@@ -511,7 +524,10 @@ func (b *Built) RunWith(seed uint64, concurrency int, pol policy.Policy) (*sim.R
 // closed-loop clients, concurrency > 0 overriding a session workload's
 // users); the spec's warm-up is cut from the result.
 func (b *Built) Exec(cfg sim.Config, concurrency int, pol policy.Policy) (*sim.Result, ClosedLoop, error) {
-	wl, pop := b.ForSeed(cfg.Seed, concurrency)
+	wl, pop, err := b.ForSeed(cfg.Seed, concurrency)
+	if err != nil {
+		return nil, nil, err
+	}
 	if pop != nil {
 		cfg.FollowUp = pop
 	}
