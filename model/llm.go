@@ -17,6 +17,11 @@ type LLM struct {
 	TiedEmbed    bool   `json:"tied_embeddings"`
 	QKNorm       bool   `json:"qk_norm"` // Qwen3's per-head q_norm and k_norm
 	Sources      string `json:"sources"`
+	// File is the Hugging Face config the model was read from
+	// (ReadHFConfig; empty for the catalogue's), and Notes say what was
+	// defaulted and what the cost model ignores.
+	File  string   `json:"-"`
+	Notes []string `json:"-"`
 }
 
 // Quant is how the weights are stored.
