@@ -42,8 +42,8 @@ type Spec struct {
 	// holding it (run --stream; workload.Stream).
 	Stream bool `json:"-"`
 
-	N       int    `json:"n"`
-	Policy  string `json:"policy"`
+	N      int    `json:"n"`
+	Policy string `json:"policy"`
 	// GPU and Model are catalogue names, or a GPU file (NAME.json) and a
 	// Hugging Face config.json or its folder; in a scenario file, paths
 	// are relative to the file's folder.
