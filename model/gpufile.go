@@ -368,7 +368,11 @@ func containsString(list []string, s string) bool {
 func didYouMean(s string, known []string) string {
 	best, bestD := "", 1<<30
 	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(k)); d < bestD {
+		d := editDistance(strings.ToLower(s), strings.ToLower(k))
+		if a, b := strings.ToLower(s), strings.ToLower(k); len(b) >= 3 && (strings.HasPrefix(a, b) || strings.HasPrefix(b, a)) {
+			d = min(d, 1) // a prefix: "tdp_watts" for tdp_w
+		}
+		if d < bestD {
 			best, bestD = k, d
 		}
 	}

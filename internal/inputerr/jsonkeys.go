@@ -32,6 +32,7 @@ func (k *JSONKeys) Line(p string) int {
 func ScanJSONKeys(file string, b []byte) (*JSONKeys, error) {
 	k := &JSONKeys{File: file, lines: map[string]int{}}
 	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // a number's range is the reader's to check, at its field
 	type frame struct {
 		object bool
 		path   string // dotted path of this value
