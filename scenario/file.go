@@ -67,8 +67,10 @@ func LoadSource(path string, base Spec) (Spec, *Source, error) {
 	if src.Line("gpu") > 0 && model.IsFileArg(s.GPU) && !filepath.IsAbs(s.GPU) {
 		s.GPU = filepath.Join(dir, s.GPU)
 	}
-	if src.Line("model") > 0 && model.IsFileArg(s.Model) && !filepath.IsAbs(s.Model) && !model.DefaultCatalogue().IsCatalogueModel(s.Model) {
-		s.Model = filepath.Join(dir, s.Model)
+	if src.Line("model") > 0 && !filepath.IsAbs(s.Model) && !model.DefaultCatalogue().IsCatalogueModel(s.Model) {
+		if st, err := os.Stat(filepath.Join(dir, s.Model)); model.IsFileArg(s.Model) || err == nil && st.IsDir() {
+			s.Model = filepath.Join(dir, s.Model) // a config.json, or the folder holding one
+		}
 	}
 	if src.Line("engine") > 0 && src.Line("block_size") == 0 {
 		s.BlockSize = sim.DefaultBlockSize(s.EngineKind()) // the named engine's own

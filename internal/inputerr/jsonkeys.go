@@ -52,7 +52,13 @@ func ScanJSONKeys(file string, b []byte) (*JSONKeys, error) {
 		case err != nil:
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
-				return nil, Errorf(file, lineAt(b, se.Offset), "", "malformed JSON: %v", se)
+				// The decoder's offset can fall before the separator it
+				// had read; a whole-document parse places the fault.
+				var v any
+				if uerr := json.Unmarshal(b, &v); errors.As(uerr, &se) {
+					return nil, Errorf(file, lineAt(b, se.Offset), "", "malformed JSON: %v", se)
+				}
+				return nil, Errorf(file, lineAt(b, se.Offset), "", "malformed JSON: %v", err)
 			}
 			return nil, Errorf(file, lineAt(b, dec.InputOffset()), "", "malformed JSON: %v", err)
 		}
