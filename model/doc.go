@@ -9,7 +9,9 @@
 //     FILE.json): checked figures, and what is derived from the
 //     catalogue's measured relations (CUDA-visible memory, idle power,
 //     link, vLLM's batch defaults, the architecture family's kernel
-//     library); hfconfig.go: a Hugging Face config.json read into an LLM;
+//     library); hfconfig.go: a Hugging Face config.json read into an LLM
+//     (dense, or Mixture-of-Experts: llm.go counts all experts' weights,
+//     the active ones' FLOPs and the touched ones' bytes per step);
 //     resolve.go: which of the two a --gpu or --model argument names.
 //   - llm.go: parameter count, weight bytes and KV-cache bytes per token derived
 //     from an LLM's architecture (never typed in).

@@ -59,6 +59,8 @@ func FuzzReadHFConfig(f *testing.F) {
 		`{"architectures":["Gemma3ForConditionalGeneration"],"text_config":{"hidden_size":2560,"num_hidden_layers":34,"sliding_window":1024},"torch_dtype":"bfloat16"}`,
 		`{"architectures":["Qwen2ForCausalLM"],"hidden_size":64,"num_hidden_layers":4,"num_attention_heads":4,"intermediate_size":8,"vocab_size":8,"use_sliding_window":true,"max_window_layers":2,"quantization_config":{"quant_method":"fp8"}}`,
 		`{"architectures":["MixtralForCausalLM"],"num_local_experts":8,"num_experts_per_tok":2}`,
+		`{"architectures":["Qwen2MoeForCausalLM"],"hidden_size":64,"num_hidden_layers":4,"num_attention_heads":4,"intermediate_size":8,"vocab_size":8,"num_experts":8,"num_experts_per_tok":2,"moe_intermediate_size":4,"shared_expert_intermediate_size":8,"decoder_sparse_step":2,"mlp_only_layers":[0]}`,
+		`{"architectures":["DeepseekV3ForCausalLM"],"n_routed_experts":256}`,
 		`{"model_type":"gemma2","hidden_size":8,"num_hidden_layers":2,"num_attention_heads":2,"intermediate_size":8,"vocab_size":8,"head_dim":null}`,
 		`{"architectures":["FooForCausalLM"]}`, `{"architectures":`, `{"hidden_size":-1}`, `[]`, ``,
 	} {
@@ -77,7 +79,7 @@ func FuzzReadHFConfig(f *testing.F) {
 			return
 		}
 		if m.Layers < 1 || m.Hidden < 1 || m.Heads < 1 || m.KVHeads < 1 || m.HeadDim < 1 || m.Vocab < 1 || m.Intermediate < 1 || m.MaxPositions < 1 ||
-			m.Params() <= 0 || m.KVBytesPerToken(2) <= 0 {
+			m.Params() <= 0 || m.KVBytesPerToken(2) <= 0 || m.ActiveParams() > m.Params() || m.StepWeightBytes(BF16, 1<<20) > float64(m.WeightBytes(BF16))*(1+1e-9) {
 			t.Fatalf("accepted a model with a bad size: %+v", m)
 		}
 	})

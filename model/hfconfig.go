@@ -38,7 +38,13 @@ type hfArch struct {
 	// are the text config class's defaults (it is saved as a diff).
 	text     string
 	defaults *hfFields
-	moe      bool
+	// moe names a Mixture-of-Experts config's expert fields: the count of
+	// routed experts and the width of one (Mixtral's experts are
+	// intermediate_size wide); shared says it has a shared expert; refuse
+	// says routesim cannot model its attention (MLA).
+	moe                 bool
+	experts, expertSize string
+	shared, refuse      bool
 }
 
 // hfFields are the config fields routesim reads.
@@ -72,11 +78,26 @@ var hfArchs = map[string]hfArch{
 	"Gemma3ForCausalLM": {modelType: "gemma3_text", kvHeads: 4, headDim: 256, maxPositions: 131072, tied: true, qkNorm: true, window: 4096, slide: "pattern"},
 	"Gemma3ForConditionalGeneration": {modelType: "gemma3", kvHeads: 4, headDim: 256, maxPositions: 131072, tied: true, qkNorm: true, window: 4096, slide: "pattern",
 		text: "text_config", defaults: &hfFields{Hidden: 2304, Layers: 26, Heads: 8, Intermediate: 9216, Vocab: 262208}},
-	// Mixture-of-Experts: read far enough to name them, then refused.
-	"MixtralForCausalLM":    {modelType: "mixtral", moe: true},
-	"Qwen2MoeForCausalLM":   {modelType: "qwen2_moe", moe: true},
-	"Qwen3MoeForCausalLM":   {modelType: "qwen3_moe", moe: true},
-	"DeepseekV3ForCausalLM": {modelType: "deepseek_v3", moe: true},
+	// MixtralConfig: 8 KV heads, head_dim None → hidden/heads, 4096·32
+	// positions, sliding_window None; every layer sparse, experts
+	// intermediate_size wide (num_local_experts, num_experts_per_tok).
+	"MixtralForCausalLM": {modelType: "mixtral", kvHeads: 8, maxPositions: 4096 * 32, slide: "all",
+		moe: true, experts: "num_local_experts", expertSize: "intermediate_size"},
+	// Qwen2MoeConfig: 16 KV heads, 32768 positions, num_experts routed
+	// experts of moe_intermediate_size and a shared expert of
+	// shared_expert_intermediate_size; sparse layers by
+	// decoder_sparse_step and mlp_only_layers (the decoder layer's rule in
+	// modeling_qwen2_moe.py), intermediate_size for the dense ones.
+	"Qwen2MoeForCausalLM": {modelType: "qwen2_moe", kvHeads: 16, maxPositions: 32768, window: 4096, slide: "qwen2moe",
+		moe: true, experts: "num_experts", expertSize: "moe_intermediate_size", shared: true},
+	// Qwen3MoeConfig: 4 KV heads, no head_dim attribute (the attention
+	// takes the config's, else hidden/heads), 32768 positions, q/k norms;
+	// experts as Qwen2-MoE without the shared one.
+	"Qwen3MoeForCausalLM": {modelType: "qwen3_moe", kvHeads: 4, maxPositions: 32768, qkNorm: true, window: 4096, slide: "upper",
+		moe: true, experts: "num_experts", expertSize: "moe_intermediate_size"},
+	// DeepSeek-V3: multi-head latent attention, which the KV and attention
+	// terms do not model.
+	"DeepseekV3ForCausalLM": {modelType: "deepseek_v3", moe: true, refuse: true},
 }
 
 // HFArchitectures lists the Hugging Face architectures ReadHFConfig maps
@@ -84,7 +105,7 @@ var hfArchs = map[string]hfArch{
 func HFArchitectures() []string {
 	var out []string
 	for name, a := range hfArchs {
-		if !a.moe {
+		if !a.refuse {
 			out = append(out, name)
 		}
 	}
@@ -133,8 +154,8 @@ func ReadHFConfig(r io.Reader, file string, cat *Catalogue) (LLM, error) {
 	if err != nil {
 		return LLM{}, err
 	}
-	if arch.moe {
-		return LLM{}, inputerr.Errorf(file, keys.Line("architectures"), "architectures", "%s is a Mixture-of-Experts model%s: routesim's cost model has no expert terms yet (weights of every expert, FLOPs of the active ones); dense architectures it reads: %s",
+	if arch.refuse {
+		return LLM{}, inputerr.Errorf(file, keys.Line("architectures"), "architectures", "%s%s uses multi-head latent attention, which routesim's KV and attention terms do not model; it reads: %s",
 			name, moeCounts(top), strings.Join(HFArchitectures(), ", "))
 	}
 	h := &hfReader{file: file, keys: keys, top: top, obj: top}
@@ -327,7 +348,53 @@ func (h *hfReader) shape(a hfArch) LLM {
 	}
 	m.HeadDim = h.int("head_dim", 4096, max(hd, 1), hdWhy)
 	m.MaxPositions = h.int("max_position_embeddings", maxHFPositions, a.maxPositions, a.modelType+" config class default")
+	if a.moe {
+		h.experts(a, &m)
+	}
 	return m
+}
+
+// experts reads a Mixture-of-Experts config's expert fields into m.
+func (h *hfReader) experts(a hfArch, m *LLM) {
+	m.Experts = h.int(a.experts, 1<<16, 0, "")
+	m.ActiveExperts = h.int("num_experts_per_tok", 1<<16, 0, "")
+	m.ExpertIntermediate = h.int(a.expertSize, maxHFWidth, 0, "")
+	if a.shared {
+		m.SharedExpertIntermediate = h.int("shared_expert_intermediate_size", maxHFWidth, 0, "")
+	}
+	if m.Experts > 0 && m.ActiveExperts > m.Experts {
+		h.bad("num_experts_per_tok", "%d exceeds %s %d", m.ActiveExperts, a.experts, m.Experts)
+	}
+	m.MoELayers = m.Layers
+	if a.expertSize == "moe_intermediate_size" {
+		// modeling_qwen2_moe.py / modeling_qwen3_moe.py: layer i is
+		// sparse unless listed in mlp_only_layers, and only every
+		// decoder_sparse_step-th.
+		step := h.int("decoder_sparse_step", maxHFLayers, 1, "")
+		var only []int
+		if v, ok := h.raw("mlp_only_layers"); ok && json.Unmarshal(v, &only) != nil {
+			h.bad("mlp_only_layers", "%s is not a list of layer numbers", v)
+		}
+		dense := map[int]bool{}
+		for _, i := range only {
+			dense[i] = true
+		}
+		m.MoELayers = 0
+		for i := 0; i < m.Layers && step > 0; i++ {
+			if !dense[i] && (i+1)%step == 0 {
+				m.MoELayers++
+			}
+		}
+	}
+	if m.Experts == 0 || m.ActiveExperts == 0 || m.ExpertIntermediate == 0 || m.MoELayers == 0 {
+		return
+	}
+	shared := ""
+	if m.SharedExpertIntermediate > 0 {
+		shared = fmt.Sprintf(" and a shared expert of %d", m.SharedExpertIntermediate)
+	}
+	h.notes = append(h.notes, fmt.Sprintf("Mixture-of-Experts: %d routed experts of %d, %d per token, on %d of %d layers%s: the weights in memory hold every expert (%.2f B parameters), a token computes with %.2f B; a step reads the experts its tokens touch, E·(1 − (1 − K/E)^T) per layer for T tokens routed uniformly (skewed routing touches fewer), at most all of them; experts are split over the TP group (no expert parallelism)",
+		m.Experts, m.ExpertIntermediate, m.ActiveExperts, m.MoELayers, m.Layers, shared, float64(m.Params())/1e9, float64(m.ActiveParams())/1e9))
 }
 
 // extras checks the weights' precision and says what the cost model
@@ -381,6 +448,14 @@ func (h *hfReader) extras(a hfArch, m LLM) []string {
 		if h.bool("use_sliding_window", false) {
 			on = max(0, m.Layers-h.int("max_window_layers", maxHFLayers, 28, ""))
 		}
+	case "qwen2moe": // Qwen2MoeConfig: odd-numbered layers below max_window_layers
+		if h.bool("use_sliding_window", false) {
+			for i, below := 0, h.int("max_window_layers", maxHFLayers, 28, ""); i < m.Layers; i++ {
+				if (i+1)%2 == 1 && i < below {
+					on++
+				}
+			}
+		}
 	}
 	if window > 0 && on > 0 {
 		notes = append(notes, fmt.Sprintf("sliding_window %d on %d of %d layers ignored: the KV cost model keeps every layer's KV for the whole context, so past %d tokens KV memory and decode KV reads are over-stated (vLLM keeps only the window for those layers)",
@@ -406,7 +481,9 @@ func hfModelName(file string) string {
 // cost model reads but the context limit.
 func sameShape(a, b LLM) bool {
 	return a.Layers == b.Layers && a.Hidden == b.Hidden && a.Intermediate == b.Intermediate && a.Heads == b.Heads &&
-		a.KVHeads == b.KVHeads && a.HeadDim == b.HeadDim && a.Vocab == b.Vocab && a.TiedEmbed == b.TiedEmbed && a.QKNorm == b.QKNorm
+		a.KVHeads == b.KVHeads && a.HeadDim == b.HeadDim && a.Vocab == b.Vocab && a.TiedEmbed == b.TiedEmbed && a.QKNorm == b.QKNorm &&
+		a.Experts == b.Experts && a.ActiveExperts == b.ActiveExperts && a.ExpertIntermediate == b.ExpertIntermediate &&
+		a.SharedExpertIntermediate == b.SharedExpertIntermediate && a.MoELayers == b.MoELayers
 }
 
 // nameAfterCatalogue gives m a catalogue model's name if it has that
