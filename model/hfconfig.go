@@ -457,6 +457,20 @@ func (h *hfReader) extras(a hfArch, m LLM) []string {
 			}
 		}
 	}
+	if v, ok := h.raw("layer_types"); ok {
+		// Newer configs list each layer's attention: that list decides.
+		var types []string
+		if json.Unmarshal(v, &types) != nil || len(types) != m.Layers {
+			h.bad("layer_types", "want a list of %d layer types (num_hidden_layers)", m.Layers)
+			return notes
+		}
+		on = 0
+		for _, t := range types {
+			if t == "sliding_attention" {
+				on++
+			}
+		}
+	}
 	if window > 0 && on > 0 {
 		notes = append(notes, fmt.Sprintf("sliding_window %d on %d of %d layers ignored: the KV cost model keeps every layer's KV for the whole context, so past %d tokens KV memory and decode KV reads are over-stated (vLLM keeps only the window for those layers)",
 			window, on, m.Layers, window))

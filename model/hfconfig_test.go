@@ -69,6 +69,8 @@ func TestHFConfigDefaults(t *testing.T) {
 			LLM{Layers: 42, Hidden: 3584, Intermediate: 14336, Heads: 16, KVHeads: 8, HeadDim: 256, Vocab: 256000, MaxPositions: 8192, TiedEmbed: true}, "sliding_window 4096 on 21 of 42 layers"},
 		{"gemma3 multimodal text_config diff", `{"architectures":["Gemma3ForConditionalGeneration"],"text_config":{"hidden_size":2560,"intermediate_size":10240,"model_type":"gemma3_text","num_hidden_layers":34,"sliding_window":1024},"torch_dtype":"bfloat16"}`,
 			LLM{Layers: 34, Hidden: 2560, Intermediate: 10240, Heads: 8, KVHeads: 4, HeadDim: 256, Vocab: 262208, MaxPositions: 131072, TiedEmbed: true, QKNorm: true}, "sliding_window 1024 on 29 of 34 layers"},
+		{"gemma3 layer_types", `{"architectures":["Gemma3ForCausalLM"],"hidden_size":1152,"num_hidden_layers":4,"num_attention_heads":4,"num_key_value_heads":1,"intermediate_size":6912,"vocab_size":262144,"sliding_window":512,"layer_types":["sliding_attention","sliding_attention","sliding_attention","full_attention"]}`,
+			LLM{Layers: 4, Hidden: 1152, Intermediate: 6912, Heads: 4, KVHeads: 1, HeadDim: 256, Vocab: 262144, MaxPositions: 131072, TiedEmbed: true, QKNorm: true}, "sliding_window 512 on 3 of 4 layers"},
 		{"qwen2 windows off", `{"architectures":["Qwen2ForCausalLM"],"hidden_size":3584,"num_hidden_layers":28,"num_attention_heads":28,"num_key_value_heads":4,"intermediate_size":18944,"vocab_size":152064,"max_position_embeddings":32768,"sliding_window":131072,"use_sliding_window":false}`,
 			LLM{Layers: 28, Hidden: 3584, Intermediate: 18944, Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, MaxPositions: 32768}, "torch_dtype absent"},
 	} {
@@ -106,6 +108,7 @@ func TestHFConfigErrors(t *testing.T) {
 		{"no architecture", "{\n\"hidden_size\": 64\n}", "config.json: architectures: missing"},
 		{"duplicate key", "{\n\"architectures\": [\"LlamaForCausalLM\"],\n\"hidden_size\": 64,\n\"hidden_size\": 65\n}", "config.json:4: hidden_size: given twice"},
 		{"not an object", "[1, 2]", "config.json:1: want a JSON object"},
+		{"layer_types length", "{\n\"architectures\": [\"Gemma2ForCausalLM\"],\n\"hidden_size\": 64,\n\"num_hidden_layers\": 2,\n\"num_attention_heads\": 2,\n\"intermediate_size\": 8,\n\"num_key_value_heads\": 1,\"vocab_size\": 8,\n\"layer_types\": [\"full_attention\"]\n}", "config.json:8: layer_types: want a list of 2 layer types"},
 		{"int8 dtype", "{\n\"architectures\": [\"LlamaForCausalLM\"],\n\"hidden_size\": 64,\n\"num_hidden_layers\": 2,\n\"num_attention_heads\": 2,\n\"intermediate_size\": 8,\n\"vocab_size\": 8,\n\"torch_dtype\": \"int8\"\n}", `config.json:8: torch_dtype: "int8"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
