@@ -82,7 +82,7 @@ func TestRunUserGPUAndModel(t *testing.T) {
 				t.Fatalf("%v\n%s", err, stderr)
 			}
 			for _, w := range []string{"× My-Ada-48, my-model tp", "gpu My-Ada-48 from ", "(ada)", "memory_visible_gib", "kernel prior: llmservingsim-RTX-4090-Llama-3.1-8B",
-				"model my-model from ", "36 layers, hidden 2560", "profile My-Ada-48.my-model."} {
+				"model my-model from ", "36 layers, hidden 2560", "profile My-Ada-48.my-model.", "its profile (below) implies: a 2048-token prefill chunk"} {
 				if !strings.Contains(stdout, w) {
 					t.Errorf("header lacks %q:\n%s", w, stdout)
 				}
