@@ -168,7 +168,7 @@ func (d Deployment) checkGroup(blockSize int, vllm bool) error {
 // forwardPeak is the forward pass's activation peak, per GPU, over a
 // profiling batch of tokens.
 func (d Deployment) forwardPeak(tokens int) float64 {
-	return float64(max(tokens, 1)) * (ForwardBytesPerTokenIntermediate*float64(d.Model.Intermediate)/float64(d.TP) + ForwardBytesPerTokenHidden*float64(d.Model.Hidden))
+	return float64(max(tokens, 1)) * (ForwardBytesPerTokenIntermediate*float64(d.Model.forwardIntermediate())/float64(d.TP) + ForwardBytesPerTokenHidden*float64(d.Model.Hidden))
 }
 
 // nonTorch is the non-torch allocation per GPU (NonTorchBytesTP1/TP).

@@ -29,11 +29,6 @@ type GPU struct {
 	// or PCIe without it): what tensor parallelism's all-reduces use.
 	LinkBytesPerSec float64 `json:"link_bytes_per_s"`
 	Sources         string  `json:"sources"`
-	// VLLMMaxNumBatchedTokens and VLLMMaxNumSeqs are vLLM's OpenAI-server
-	// defaults on this GPU (8192/1024 with ≥ 70 GiB, except A100s;
-	// 2048/256 otherwise).
-	VLLMMaxNumBatchedTokens int `json:"vllm_max_num_batched_tokens"`
-	VLLMMaxNumSeqs          int `json:"vllm_max_num_seqs"`
 	// RooflineMFU is the prefill FLOP efficiency a roofline estimate
 	// assumes (BLIS's mfuPrefill for the GPU family).
 	RooflineMFU float64 `json:"roofline_prefill_mfu"`
@@ -44,6 +39,13 @@ type GPU struct {
 	// transferred.
 	KernelLibrary          string `json:"kernel_library"`
 	KernelSameArchitecture bool   `json:"kernel_same_architecture"`
+	// Architecture is a GPU file's architecture family (families; empty
+	// for the catalogue's GPUs).
+	Architecture string `json:"architecture,omitempty"`
+	// File is the GPU file the GPU was read from (ReadGPU; empty for the
+	// catalogue's), and Derived says what was derived from it and how.
+	File    string   `json:"-"`
+	Derived []string `json:"-"`
 }
 
 // Catalogue holds the GPUs and LLMs routesim knows by name.
@@ -68,9 +70,9 @@ func DefaultCatalogue() *Catalogue {
 // validate checks that every GPU carries the fields routesim reads from it.
 func (c *Catalogue) validate() error {
 	for _, g := range c.GPUs {
-		if g.MemoryBytes <= 0 || g.HBMBytesPerSec <= 0 || g.BF16FLOPS <= 0 || g.VLLMMaxNumBatchedTokens < 1 ||
-			g.VLLMMaxNumSeqs < 1 || !(g.RooflineMFU > 0 && g.RooflineMFU <= 1) || g.KernelLibrary == "" {
-			return fmt.Errorf("GPU %s: memory, bandwidth, BF16 FLOP/s, vLLM defaults, roofline MFU and kernel library are required", g.Name)
+		if g.MemoryBytes <= 0 || g.HBMBytesPerSec <= 0 || g.BF16FLOPS <= 0 ||
+			!(g.RooflineMFU > 0 && g.RooflineMFU <= 1) || g.KernelLibrary == "" {
+			return fmt.Errorf("GPU %s: memory, bandwidth, BF16 FLOP/s, roofline MFU and kernel library are required", g.Name)
 		}
 		if _, err := kernelFS.ReadFile("data/kernels/" + g.KernelLibrary); err != nil {
 			return fmt.Errorf("GPU %s: kernel_library %q: %w", g.Name, g.KernelLibrary, err)

@@ -231,7 +231,7 @@ func Floor(d Deployment, p *Profile, name string) float64 {
 	attn := float64(m.Layers*m.Heads*m.HeadDim) / tp
 	switch name {
 	case "step_base_ns":
-		return float64(m.WeightBytes(d.Quant)) / tp / bw * 1e9
+		return m.StepWeightBytes(d.Quant, 1) / tp / bw * 1e9
 	case "prefill_ns_per_token":
 		if p != nil && p.IsKernel() {
 			return 0
@@ -248,7 +248,7 @@ func Floor(d Deployment, p *Profile, name string) float64 {
 			return 0
 		}
 		c := p.LinearCurve
-		params := float64(m.Layers) * float64(m.linearParamsPerLayer()) / tp
+		params := m.linearActiveF() / tp
 		n := c.Tokens[len(c.Tokens)-1]
 		return 2 * params * float64(n) / peak * 1e9 / c.Compute(n)
 	}
@@ -281,7 +281,7 @@ func (d Deployment) lmHeadBytes() float64 {
 func (d Deployment) SetFLOPs(p *Profile) {
 	tp := float64(max(d.TP, 1))
 	m := d.Model
-	p.FLOPsPerToken = 2 * float64(m.Layers) * float64(m.linearParamsPerLayer()) / tp
+	p.FLOPsPerToken = 2 * m.linearActiveF() / tp
 	p.FLOPsPerSeq = 2 * float64(m.Vocab) * float64(m.Hidden) / tp
 	p.AttnFLOPsPerPair = 4 * float64(m.Layers*m.Heads*m.HeadDim) / tp
 }

@@ -5,6 +5,14 @@
 //
 //   - catalogue.go: GPU and LLM specifications, embedded from data/catalogue.json
 //     with a source tag on every figure.
+//   - gpufile.go: a GPU described by a user's datasheet file (--gpu
+//     FILE.json): checked figures, and what is derived from the
+//     catalogue's measured relations (CUDA-visible memory, idle power,
+//     link, vLLM's batch defaults, the architecture family's kernel
+//     library); hfconfig.go: a Hugging Face config.json read into an LLM
+//     (dense, or Mixture-of-Experts: llm.go counts all experts' weights,
+//     the active ones' FLOPs and the touched ones' bytes per step);
+//     resolve.go: which of the two a --gpu or --model argument names.
 //   - llm.go: parameter count, weight bytes and KV-cache bytes per token derived
 //     from an LLM's architecture (never typed in).
 //   - capacity.go: how many KV blocks fit on a worker, vLLM's arithmetic.

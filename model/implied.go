@@ -33,9 +33,9 @@ func (p *Profile) Implied(d Deployment) Implied {
 	pairs := n * (n + 1) / 2
 	chunk := Batch{PrefillTokens: ImpliedRefChunk, PrefillTokenCtx: n * n, PrefillAttnPairs: pairs}
 	t := p.StepNs(chunk)
-	flops := (2*float64(m.Layers)*float64(m.linearParamsPerLayer())*n + 4*float64(m.Layers*m.Heads*m.HeadDim)*pairs) / tp
+	flops := (2*m.linearActiveF()*n + 4*float64(m.Layers*m.Heads*m.HeadDim)*pairs) / tp
 	dec := Batch{DecodeSeqs: ImpliedRefDecodeSeq, DecodeCtxTokens: ImpliedRefDecodeSeq * ImpliedRefDecodeCtx}
-	bytes := (float64(m.WeightBytes(d.Quant)) + float64(ImpliedRefDecodeSeq*ImpliedRefDecodeCtx)*float64(m.KVBytesPerToken(d.kvBytes()))) / tp
+	bytes := (m.StepWeightBytes(d.Quant, ImpliedRefDecodeSeq) + float64(ImpliedRefDecodeSeq*ImpliedRefDecodeCtx)*float64(m.KVBytesPerToken(d.kvBytes()))) / tp
 	td := p.StepNs(dec)
 	return Implied{
 		PrefillNsPerToken: t / n,

@@ -182,8 +182,8 @@ func LinearCurveFor(d Deployment, cat *Catalogue) (*LinearCurve, error) {
 	}
 	c := ref.Curves[ci]
 	rm := ref.Model
-	refLinear := float64(rm.Layers) * float64(rm.linearParamsPerLayer()) / float64(c.TP)
-	ourLinear := float64(d.Model.Layers) * float64(d.Model.linearParamsPerLayer()) / float64(tp)
+	refLinear := rm.linearActiveF() / float64(c.TP)
+	ourLinear := d.Model.linearActiveF() / float64(tp)
 	peak := d.GPU.BF16FLOPS
 	bytesPerParam := 2.0
 	if d.Quant == FP8 {
@@ -198,15 +198,26 @@ func LinearCurveFor(d Deployment, cat *Catalogue) (*LinearCurve, error) {
 	one := c.Ns[0]
 	for i, v := range c.Ns {
 		w := math.Min(1, one/v)
-		out.Ns[i] = math.Round(v * ((1-w)*rF + w*rB))
+		rBT := rB
+		if d.Model.IsMoE() {
+			// A MoE step reads the experts its tokens touch: the byte
+			// ratio grows with the step's tokens, up to all of them.
+			rBT = rB * d.Model.linearTouched(c.Tokens[i]) / d.Model.linearActiveF()
+		}
+		out.Ns[i] = math.Round(v * ((1-w)*rF + w*rBT))
 	}
 	how := "same architecture"
 	if !sameArch {
 		how = "cross-architecture transfer by peak FLOP/s and bandwidth"
 		out.CrossArchitecture = true
 	}
-	out.Source = fmt.Sprintf("%s, TP %d, transferred to %s/%s/TP%d/%s (%s: FLOP ratio %.3f, byte ratio %.3f); %s",
-		ref.Name, c.TP, d.GPU.Name, d.Model.Name, tp, d.Quant, how, rF, rB, ref.License)
+	moe := ""
+	if m := d.Model; m.IsMoE() {
+		moe = fmt.Sprintf(", Mixture-of-Experts: FLOPs of %d active experts, bytes of the experts a step's tokens touch (%d of %d at one token, %.1f at %d)",
+			m.ActiveExperts, m.ActiveExperts, m.Experts, m.TouchedExperts(c.Tokens[len(c.Tokens)-1]), c.Tokens[len(c.Tokens)-1])
+	}
+	out.Source = fmt.Sprintf("%s, TP %d, transferred to %s/%s/TP%d/%s (%s: FLOP ratio %.3f, byte ratio %.3f%s); %s",
+		ref.Name, c.TP, d.GPU.Name, d.Model.Name, tp, d.Quant, how, rF, rB, moe, ref.License)
 	return out, nil
 }
 

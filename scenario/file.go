@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/routesim/routesim/internal/inputerr"
+	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/workload"
 )
@@ -19,8 +20,8 @@ import (
 // JSON object with Spec's fields, applied over base. A UTF-8 byte-order
 // mark is skipped; unknown fields, null values and duplicate keys (in any
 // case: keys match fields as encoding/json matches them) are errors;
-// trace and profile paths are relative to the file's folder (embedded
-// trace names stay names). Every error names the file, the line of the
+// trace, profile, gpu and model paths are relative to the file's folder
+// (embedded trace names and catalogue names stay names). Every error names the file, the line of the
 // field it is about and the field — engine-level checks too (e.g. a
 // block_size that does not divide 512). Checks that need the whole run
 // (Build) come later: LoadSource's Source positions their errors.
@@ -62,6 +63,14 @@ func LoadSource(path string, base Spec) (Spec, *Source, error) {
 	}
 	if src.Line("profile") > 0 && s.Profile != "" && s.Profile != "kernel-prior" && !filepath.IsAbs(s.Profile) {
 		s.Profile = filepath.Join(dir, s.Profile)
+	}
+	if src.Line("gpu") > 0 && model.IsFileArg(s.GPU) && !filepath.IsAbs(s.GPU) {
+		s.GPU = filepath.Join(dir, s.GPU)
+	}
+	if src.Line("model") > 0 && !filepath.IsAbs(s.Model) && !model.DefaultCatalogue().IsCatalogueModel(s.Model) {
+		if st, err := os.Stat(filepath.Join(dir, s.Model)); model.IsFileArg(s.Model) || err == nil && st.IsDir() {
+			s.Model = filepath.Join(dir, s.Model) // a config.json, or the folder holding one
+		}
 	}
 	if src.Line("engine") > 0 && src.Line("block_size") == 0 {
 		s.BlockSize = sim.DefaultBlockSize(s.EngineKind()) // the named engine's own

@@ -42,8 +42,11 @@ type Spec struct {
 	// holding it (run --stream; workload.Stream).
 	Stream bool `json:"-"`
 
-	N       int    `json:"n"`
-	Policy  string `json:"policy"`
+	N      int    `json:"n"`
+	Policy string `json:"policy"`
+	// GPU and Model are catalogue names, or a GPU file (NAME.json) and a
+	// Hugging Face config.json or its folder; in a scenario file, paths
+	// are relative to the file's folder.
 	GPU     string `json:"gpu"`
 	Model   string `json:"model"`
 	TP      int    `json:"tp"`
@@ -189,12 +192,12 @@ func (s *Spec) Validate() error {
 	}
 	errs = append(errs, s.checkDelays()...)
 	cat := model.DefaultCatalogue()
-	if g, err := cat.GPU(s.GPU); err != nil {
+	if g, err := cat.LoadGPU(s.GPU); err != nil {
 		errs = append(errs, inputerr.Wrap("gpu", err))
-	} else {
+	} else if g.File == "" {
 		s.GPU = g.Name // an alias ("H100") becomes the catalogue's name
 	}
-	if _, err := cat.Model(s.Model); err != nil {
+	if _, err := cat.LoadModel(s.Model); err != nil {
 		errs = append(errs, inputerr.Wrap("model", err))
 	}
 	return errors.Join(errs...)
@@ -314,14 +317,15 @@ func (s *Spec) filter() workload.Filter {
 	return workload.Filter{MaxISL: s.MaxISL, Skip: s.Skip, First: s.First, RateScale: s.RateScale, Repeat: s.Repeat}
 }
 
-// Deployment resolves the GPU and model names.
+// Deployment resolves the GPU and model: catalogue names, or a GPU file
+// and a Hugging Face config (model.Catalogue.LoadGPU, LoadModel).
 func (s *Spec) Deployment() (model.Deployment, error) {
 	cat := model.DefaultCatalogue()
-	gpu, err := cat.GPU(s.GPU)
+	gpu, err := cat.LoadGPU(s.GPU)
 	if err != nil {
 		return model.Deployment{}, err
 	}
-	llm, err := cat.Model(s.Model)
+	llm, err := cat.LoadModel(s.Model)
 	if err != nil {
 		return model.Deployment{}, err
 	}

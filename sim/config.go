@@ -237,8 +237,8 @@ const (
 )
 
 // ResolveWorker fills the engine's defaults and derives the KV capacity.
-// vLLM: the batch defaults are the GPU's catalogue entry (vLLM's
-// API-server rule) and max_num_seqs never exceeds max_num_batched_tokens.
+// vLLM: the batch defaults are vLLM's API-server rule on the GPU's
+// memory and name (model.VLLMBatchDefaults) and max_num_seqs never exceeds max_num_batched_tokens.
 // TensorRT-LLM: max_batch_size 2048, max_num_tokens 8192 on every GPU,
 // tokens_per_block 32, its own memory rule. Both: max_model_len (max_seq_len)
 // defaults to the model's max_position_embeddings.
@@ -255,10 +255,7 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	if err := CheckBlockSize(f.BlockSize); err != nil {
 		errs = append(errs, err)
 	}
-	seqs, tokens := dep.GPU.VLLMMaxNumSeqs, dep.GPU.VLLMMaxNumBatchedTokens
-	if seqs < 1 || tokens < 1 { // a GPU from outside the catalogue
-		seqs, tokens = 256, 2048
-	}
+	tokens, seqs := model.VLLMBatchDefaults(dep.GPU.MemoryBytes, dep.GPU.Name)
 	if trt {
 		seqs, tokens = TRTLLMMaxBatchSize, TRTLLMMaxNumTokens
 	}

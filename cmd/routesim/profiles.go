@@ -20,14 +20,22 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	verbose := fs.BoolP("verbose", "v", false, "print each profile's source, note and posterior in full")
 	files := fs.StringArray("profile", nil, "list this profile JSON (e.g. a calibrate output's profile.json) instead of the built-in ones; repeatable")
+	gpuArg := fs.String("gpu", "", "show what routesim derives for this GPU (a catalogue name or a GPU file NAME.json) with each catalogue model, or --model")
+	modelArg := fs.String("model", "", "show what routesim derives for this model (a catalogue name, or a Hugging Face config.json or its folder) on each catalogue GPU, or --gpu")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: routesim profiles [-v] [--profile FILE]...\n\nList the built-in step-time profiles (GPU, model, TP, kind, implied prefill cost, MFU and decode bandwidth use, fit error) and what every other catalogue deployment falls back to; with --profile, the given profile files instead.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: routesim profiles [-v] [--profile FILE]...\n       routesim profiles [--gpu NAME|FILE.json] [--model NAME|DIR|config.json]\n\nList the built-in step-time profiles (GPU, model, TP, kind, implied prefill cost, MFU and decode bandwidth use, fit error) and what every other catalogue deployment falls back to; with --profile, the given profile files instead.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q (profile files go after --profile)", fs.Arg(0))}
+	}
+	if *gpuArg != "" || *modelArg != "" {
+		if len(*files) > 0 {
+			return usageError{fmt.Errorf("--profile lists profile files; --gpu and --model show derived deployments: use one or the other")}
+		}
+		return derivedCmd(stdout, *gpuArg, *modelArg)
 	}
 	profiles := model.BuiltinProfiles()
 	if len(*files) > 0 {

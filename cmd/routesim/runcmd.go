@@ -307,6 +307,8 @@ func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summ
 	p := st.Profile
 	fmt.Fprintf(w, "routesim %s: %s (%d requests), %d × %s, %s tp%d, policy %s, seed %d\n",
 		Version, workloadName(st, f), s.Offered, st.Config.NumWorkers(), st.Deploy.GPU.Name, st.Deploy.Model.Name, st.Deploy.TP, f.Policy, f.Seed)
+	printFileInputs(w, st.Deploy)
+	printImplied(w, st.Deploy, p)
 	if wk := st.Config.Front().Worker; wk.Engine == sim.TRTLLM {
 		printTRTLLMHeader(w, p, wk)
 	} else {

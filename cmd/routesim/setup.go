@@ -32,8 +32,8 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.Float64Var(&s.RateScale, "rate-scale", s.RateScale, "multiply the arrival rate (2 = arrivals twice as fast)")
 	fs.IntVar(&s.N, "n", s.N, "number of workers (one GPU or one TP group each)")
 	fs.StringVar(&s.Policy, "policy", s.Policy, "routing policy ("+joinNames(policy.Names())+"; see routesim policies)")
-	fs.StringVar(&s.GPU, "gpu", s.GPU, "GPU name (see routesim profiles)")
-	fs.StringVar(&s.Model, "model", s.Model, "model name")
+	fs.StringVar(&s.GPU, "gpu", s.GPU, "GPU: a catalogue name (see routesim profiles) or a GPU file NAME.json with a datasheet's figures (see routesim profiles --gpu FILE)")
+	fs.StringVar(&s.Model, "model", s.Model, "model: a catalogue name, or a Hugging Face config.json or the folder holding it")
 	fs.IntVar(&s.TP, "tp", s.TP, "tensor-parallel degree of a worker")
 	fs.StringVar(&s.Quant, "quant", s.Quant, "weight format: bf16 or fp8")
 	fs.StringVar(&s.KVDtype, "kv-cache-dtype", s.KVDtype, "KV cache element type: auto (= bf16) or fp8")
@@ -164,13 +164,17 @@ func loadProfile(fs *pflag.FlagSet, s *scenario.Spec) (*model.Profile, []error) 
 	}
 	var errs []error
 	if s.Profile != "" {
+		gpu, llm := s.GPU, s.Model
+		if dep, err := s.Deployment(); err == nil {
+			gpu, llm = deploymentName(gpu, dep.GPU.Name, dep.GPU.File), deploymentName(llm, dep.Model.Name, dep.Model.File)
+		}
 		for _, c := range []struct {
 			flag       string
 			have, want string
 			set        func()
 		}{
-			{"gpu", s.GPU, prof.GPU, func() { s.GPU = prof.GPU }},
-			{"model", s.Model, prof.Model, func() { s.Model = prof.Model }},
+			{"gpu", gpu, prof.GPU, func() { s.GPU = prof.GPU }},
+			{"model", llm, prof.Model, func() { s.Model = prof.Model }},
 			{"tp", fmt.Sprint(s.TP), fmt.Sprint(prof.TP), func() { s.TP = prof.TP }},
 		} {
 			switch {
@@ -183,6 +187,15 @@ func loadProfile(fs *pflag.FlagSet, s *scenario.Spec) (*model.Profile, []error) 
 		}
 	}
 	return prof, errs
+}
+
+// deploymentName is the name a --profile must carry for a --gpu or
+// --model argument: a file's resolved name, else the argument itself.
+func deploymentName(arg, resolved, file string) string {
+	if file != "" {
+		return resolved
+	}
+	return arg
 }
 
 // policyFlagErrors reports policy flags the user set that the chosen
