@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/workload"
 )
@@ -207,3 +210,27 @@ func (a *arm) benchWorkload(p *BenchPoint) error {
 
 // benchFile is the run's benchmark-client file, if any.
 func (r *Run) benchFile() string { return r.VLLMBench }
+
+// BenchSpec is a calibration of benchmark-client load points (field:
+// "vllm_bench"): one run per file, named by the file's base name without
+// its extension, each re-simulated on setup (the deployment and engine the
+// server ran); base is the profile to start from ("" = the deployment's
+// default). Paths are as given (relative to the working directory).
+func BenchSpec(field string, files []string, setup scenario.Spec, base string) (*Spec, error) {
+	s := &Spec{Name: field + " load points", Base: base, dir: ".", file: "(command line)"}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+		r := Run{Name: name, Arm: name, Setup: setup}
+		switch field {
+		case "vllm_bench":
+			r.VLLMBench = f
+		default:
+			return nil, fmt.Errorf("calib: unknown load-point format %q", field)
+		}
+		s.Runs = append(s.Runs, r)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}

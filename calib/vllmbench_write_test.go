@@ -3,10 +3,12 @@ package calib
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/routesim/routesim/sim"
 )
@@ -136,7 +138,8 @@ func writeVLLMBench(w io.Writer, run vllmRun, res *sim.Result) error {
 }
 
 // writeOrdered writes key/value pairs as one JSON object in their order,
-// with Python json.dump's separators.
+// as Python's json.dump does: ", " and ": " separators, floats in repr
+// form (1.0, 0.1, 1e-05).
 func writeOrdered(w io.Writer, kv []any) error {
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -144,18 +147,61 @@ func writeOrdered(w io.Writer, kv []any) error {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		k, _ := json.Marshal(kv[i])
-		v, err := json.Marshal(kv[i+1])
-		if err != nil {
-			return err
-		}
-		b.Write(k)
+		pyJSON(&b, kv[i])
 		b.WriteString(": ")
-		b.Write(v)
+		pyJSON(&b, kv[i+1])
 	}
 	b.WriteByte('}')
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// pyJSON writes v as Python's json module would.
+func pyJSON(b *bytes.Buffer, v any) {
+	list := func(n int, item func(int)) {
+		b.WriteByte('[')
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			item(i)
+		}
+		b.WriteByte(']')
+	}
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case string:
+		s, _ := json.Marshal(x)
+		b.Write(s)
+	case int:
+		b.WriteString(strconv.Itoa(x))
+	case float64:
+		b.WriteString(pyFloat(x))
+	case []int:
+		list(len(x), func(i int) { pyJSON(b, x[i]) })
+	case []float64:
+		list(len(x), func(i int) { pyJSON(b, x[i]) })
+	case [][]float64:
+		list(len(x), func(i int) { pyJSON(b, x[i]) })
+	case []string:
+		list(len(x), func(i int) { pyJSON(b, x[i]) })
+	default:
+		panic(fmt.Sprintf("pyJSON: %T", v))
+	}
+}
+
+// pyFloat is Python's repr of a float: the shortest digits, positional
+// from 1e-4 to 1e16 (with ".0" when whole), else in exponent form.
+func pyFloat(x float64) string {
+	if a := math.Abs(x); a == 0 || (a >= 1e-4 && a < 1e16) {
+		s := strconv.FormatFloat(x, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	return strconv.FormatFloat(x, 'e', -1, 64) // two exponent digits at least, as Python
 }
 
 // npStats are numpy's mean, median, std (ddof 0) and 99th percentile

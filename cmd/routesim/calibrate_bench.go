@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/routesim/routesim/calib"
+	"github.com/routesim/routesim/scenario"
+)
+
+// benchFlags are calibrate's flags for benchmark clients' load points.
+type benchFlags struct {
+	vllm      []string
+	setup     string
+	fitPoints []string
+}
+
+func addBenchFlags(fs *pflag.FlagSet) *benchFlags {
+	f := &benchFlags{}
+	fs.StringSliceVar(&f.vllm, "vllm-bench", nil, "fit to `vllm bench serve --save-result` files, one load point each (named by the file's base name), instead of a spec; needs --setup")
+	fs.StringVar(&f.setup, "setup", "", "with --vllm-bench: a scenario file giving the deployment and engine the server ran (gpu, model, tp, vllm_version, max_num_batched_tokens, …); the points replace its workload")
+	fs.StringSliceVar(&f.fitPoints, "fit-points", nil, "with --vllm-bench or --spec: the runs to fit on (the light points); the others are predicted with 10–90 % bands over the fitted coefficients' posterior (default: fit on all)")
+	return f
+}
+
+// check validates the bench flags; changed says which were given.
+func (f *benchFlags) check(changed func(string) bool, spec string) error {
+	var errs []string
+	switch {
+	case len(f.vllm) == 0:
+		if f.setup != "" {
+			errs = append(errs, "--setup needs --vllm-bench")
+		}
+		if changed("fit-points") && spec == "" {
+			errs = append(errs, "--fit-points needs --vllm-bench or --spec")
+		}
+	default:
+		if spec != "" {
+			errs = append(errs, "--vllm-bench replaces --spec; give one")
+		}
+		if f.setup == "" {
+			errs = append(errs, "--vllm-bench needs --setup (a scenario file: the deployment and engine the server ran)")
+		}
+		for _, n := range []string{"derive", "source", "mlenergy", "trtllm-bench"} {
+			if changed(n) {
+				errs = append(errs, fmt.Sprintf("--%s does not go with --vllm-bench", n))
+			}
+		}
+	}
+	if changed("fit-points") && len(f.fitPoints) == 0 {
+		errs = append(errs, "--fit-points names no run")
+	}
+	if len(errs) > 0 {
+		return usageError{fmt.Errorf("calibrate: %s", strings.Join(errs, "; "))}
+	}
+	return nil
+}
+
+// benchSpec builds the calibration of the --vllm-bench points.
+func (f *benchFlags) benchSpec() (*calib.Spec, error) {
+	base := scenario.Defaults()
+	base.N, base.Policy = 1, "round-robin"
+	setup, err := scenario.Load(f.setup, base)
+	if err != nil {
+		return nil, err
+	}
+	return calib.BenchSpec("vllm_bench", f.vllm, setup, "")
+}
+
+// benchReport is report.json of a fit with predicted points.
+type benchReport struct {
+	Fit       *calib.Report   `json:"fit"`
+	Predicted []calib.PredRow `json:"predicted"`
+}
+
+// Prediction settings of a split fit: validate's defaults.
+const (
+	benchDraws = 20
+	benchSeeds = 3
+)
+
+// fitAndPredict fits spec's fit points (all when points is empty) and
+// predicts the others with bands, writing the profile and the report.
+func fitAndPredict(s *calib.Spec, points []string, opts calib.Options, out string, stdout io.Writer) error {
+	fitSpec, rest := s, (*calib.Spec)(nil)
+	if len(points) > 0 {
+		var err error
+		if fitSpec, rest, err = s.Split(points); err != nil {
+			return usageError{err}
+		}
+	}
+	res, err := calib.Fit(fitSpec, opts)
+	if err != nil {
+		return err
+	}
+	text := res.Report.String()
+	var report any = res.Report
+	if rest != nil && len(rest.Runs) > 0 {
+		draws := benchDraws
+		if res.Profile.Posterior == nil {
+			draws = 0
+		}
+		rows, err := calib.Predict(rest, res.Profile, res.Profile.Posterior, draws, benchSeeds, 0)
+		if err != nil {
+			return err
+		}
+		text += fmt.Sprintf("\npredicted points (not fitted on; band: 10–90 %% over %d coefficient draws):\n%s", draws, calib.PredictionTable(rows))
+		report = benchReport{Fit: res.Report, Predicted: rows}
+	}
+	if out != "" {
+		if err := writeFit(out, res.Profile, report, text); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "profile %s (%s)\n%s", res.Profile.Name, res.Profile.FitError, text)
+	if out != "" {
+		fmt.Fprintf(stdout, "wrote %s\n", strings.Join([]string{out + "/profile.json", "report.json", "report.txt"}, ", "))
+	}
+	return nil
+}
