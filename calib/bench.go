@@ -106,6 +106,19 @@ func (p *BenchPoint) Trace(rng *rand.Rand) *workload.Trace {
 	return t
 }
 
+// promptVolume bounds the point's prompt tokens in all (the longest a
+// dataset can draw, for each request).
+func (p *BenchPoint) promptVolume() float64 {
+	if p.InputLens != nil {
+		v := 0.0
+		for _, n := range p.InputLens {
+			v += float64(n)
+		}
+		return v
+	}
+	return float64(p.Requests) * math.Ceil(float64(p.Dataset.InputLen)*(1+p.Dataset.RangeRatio))
+}
+
 // sendTimes are the requests' send times in seconds (non-decreasing).
 func (p *BenchPoint) sendTimes(rng *rand.Rand) []float64 {
 	n := p.Requests

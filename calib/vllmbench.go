@@ -12,6 +12,7 @@ import (
 
 	"github.com/routesim/routesim/internal/inputerr"
 	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/workload"
 )
 
 // The result file of `vllm bench serve --save-result` (and of the older
@@ -74,6 +75,9 @@ func ReadVLLMBench(r io.Reader, name string) (*BenchPoint, error) {
 		if err := v.dataset(p); err != nil {
 			return nil, err
 		}
+	}
+	if vol := p.promptVolume(); vol > workload.MaxPromptVolume {
+		return nil, v.errf("num_prompts", "%d prompts of %.3g tokens in all: more than %g would not fit in memory", p.Requests, vol, workload.MaxPromptVolume)
 	}
 	return p, nil
 }
