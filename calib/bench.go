@@ -34,9 +34,15 @@ type BenchPoint struct {
 	// when the file saves them; otherwise Dataset draws them.
 	InputLens, OutputLens []int
 	Dataset               *RandomDataset
-	// SendS are recorded send times (seconds from the first), when the
-	// client records them (LMBench); nil = generated from the rate.
+	// SendS are the send times (seconds from the benchmark's start), when
+	// the file records them; nil = drawn from the rate.
 	SendS []float64
+	// Users, when set, is each request's user in a multi-round client
+	// (LMBench): a user's question extends its previous prompt (the prompt
+	// blocks are shared) and is sent UserGapS after the previous one was
+	// sent, or when it ended if that is later.
+	Users    []int
+	UserGapS float64
 	// Stats are the measured statistics the fit compares; Records the
 	// per-request measurements, in send order, when the file saves them.
 	Stats   Stats
@@ -92,14 +98,28 @@ func (p *BenchPoint) Trace(rng *rand.Rand) *workload.Trace {
 	}
 	t := &workload.Trace{Name: fmt.Sprintf("%s %s", p.Format, p.File)}
 	next := int64(1)
+	type conv struct {
+		ids    []int64
+		prompt int
+	}
+	convs := map[int]conv{}
 	for i := 0; i < n; i++ {
 		r := workload.Request{Line: i + 1, ArrivalNs: int64(math.Round(at[i] * 1e9)), InputTokens: max(isl[i], 1), OutputTokens: osl[i]}
 		if r.OutputTokens < 1 {
 			r.OutputTokens = fill
 		}
-		for b := 0; b < (r.InputTokens+benchTraceBlock-1)/benchTraceBlock; b++ {
+		if p.Users != nil {
+			// The user's earlier prompt is this one's prefix: its whole
+			// blocks are shared.
+			c := convs[p.Users[i]]
+			r.HashIDs = append(r.HashIDs, c.ids[:min(c.prompt, r.InputTokens)/benchTraceBlock]...)
+		}
+		for len(r.HashIDs) < (r.InputTokens+benchTraceBlock-1)/benchTraceBlock {
 			r.HashIDs = append(r.HashIDs, next)
 			next++
+		}
+		if p.Users != nil {
+			convs[p.Users[i]] = conv{ids: r.HashIDs, prompt: r.InputTokens}
 		}
 		t.Requests = append(t.Requests, r)
 	}
@@ -183,9 +203,9 @@ func (c *clientLimit) Ended(_ *sim.Job, _ sim.Status, at sim.Time) *sim.Job {
 	return &j
 }
 
-// benchStats are a simulated bench point's statistics, with throughput as
-// the client computes it: completed requests over the time from the
-// benchmark's start (t = 0) to the last request's end.
+// benchStats are a simulated vllm bench serve point's statistics, with
+// throughput as that client computes it: completed requests over the time
+// from the benchmark's start (t = 0) to the last request's end.
 func benchStats(res *sim.Result) Stats {
 	s := simulatedStats(res)
 	var last sim.Time
@@ -222,23 +242,31 @@ func (a *arm) benchWorkload(p *BenchPoint) error {
 }
 
 // benchFile is the run's benchmark-client file, if any.
-func (r *Run) benchFile() string { return r.VLLMBench }
+func (r *Run) benchFile() string { return r.VLLMBench + r.LMBench }
 
-// BenchSpec is a calibration of benchmark-client load points (field:
-// "vllm_bench"): one run per file, named by the file's base name without
-// its extension, each re-simulated on setup (the deployment and engine the
-// server ran); base is the profile to start from ("" = the deployment's
-// default). Paths are as given (relative to the working directory).
-func BenchSpec(field string, files []string, setup scenario.Spec, base string) (*Spec, error) {
-	s := &Spec{Name: field + " load points", Base: base, dir: ".", file: "(command line)"}
+// BenchFile is one load point's file and its format, named by the spec
+// field that would hold it ("vllm_bench", "lmbench").
+type BenchFile struct {
+	Field, Path string
+}
+
+// BenchSpec is a calibration of benchmark-client load points: one run
+// per file, named by the file's base name without its extension, each
+// re-simulated on setup (the deployment and engine the server ran); base
+// is the profile to start from ("" = the deployment's default). Paths are
+// as given (relative to the working directory).
+func BenchSpec(files []BenchFile, setup scenario.Spec, base string) (*Spec, error) {
+	s := &Spec{Name: "load points", Base: base, dir: ".", file: "(command line)"}
 	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+		name := strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path))
 		r := Run{Name: name, Arm: name, Setup: setup}
-		switch field {
+		switch f.Field {
 		case "vllm_bench":
-			r.VLLMBench = f
+			r.VLLMBench = f.Path
+		case "lmbench":
+			r.LMBench = f.Path
 		default:
-			return nil, fmt.Errorf("calib: unknown load-point format %q", field)
+			return nil, fmt.Errorf("calib: unknown load-point format %q", f.Field)
 		}
 		s.Runs = append(s.Runs, r)
 	}

@@ -62,15 +62,15 @@ func TestBenchReportGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits for a few seconds")
 	}
-	var files []string
+	var files []BenchFile
 	var light []string
 	for _, c := range fixtureCases() {
-		files = append(files, filepath.Join("testdata", "bench", c.name+".json"))
+		files = append(files, BenchFile{"vllm_bench", filepath.Join("testdata", "bench", c.name+".json")})
 		if c.light {
 			light = append(light, c.name)
 		}
 	}
-	spec, err := BenchSpec("vllm_bench", files, benchSetup(), model.KernelPriorName)
+	spec, err := BenchSpec(files, benchSetup(), model.KernelPriorName)
 	if err != nil {
 		t.Fatal(err)
 	}

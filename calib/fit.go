@@ -88,7 +88,12 @@ type arm struct {
 // with cfg, whose profile and seed the caller chose, through the one run
 // path (so the spec's warm-up applies as in run and sweep).
 func (a *arm) run(cfg sim.Config, pol policy.Policy) (*sim.Result, error) {
-	if a.bench != nil && a.bench.MaxConcurrency > 0 {
+	switch {
+	case a.bench != nil && a.bench.Users != nil:
+		loop, wl := newUserLoop(a.built.Work, a.bench.Users, a.bench.UserGapS)
+		cfg.FollowUp = loop
+		return sim.Run(cfg, wl, pol)
+	case a.bench != nil && a.bench.MaxConcurrency > 0:
 		lim, wl := newClientLimit(a.built.Work, a.bench.MaxConcurrency)
 		if lim != nil {
 			cfg.FollowUp = lim
@@ -102,7 +107,7 @@ func (a *arm) run(cfg sim.Config, pol policy.Policy) (*sim.Result, error) {
 // stats are the arm's statistics from a simulated run, computed as its
 // measurements were.
 func (a *arm) stats(res *sim.Result) Stats {
-	if a.bench != nil {
+	if a.bench != nil && a.bench.Format == "vllm-bench" {
 		return benchStats(res)
 	}
 	return simulatedStats(res)

@@ -39,6 +39,9 @@ type Run struct {
 	// bound, lengths) replace the setup's workload; the setup gives the
 	// deployment and engine.
 	VLLMBench string `json:"vllm_bench,omitempty"`
+	// LMBench is an LMBench multi-round QA summary CSV: one load point,
+	// re-simulated as VLLMBench is (its users' conversations replayed).
+	LMBench string `json:"lmbench,omitempty"`
 	// NVMLWindowS is how long the GPU sampler ran from the first request
 	// (0 = the sampler's own window, or the run's length).
 	NVMLWindowS float64 `json:"nvml_window_s,omitempty"`
@@ -181,10 +184,13 @@ func (s *Spec) Validate() error {
 			errs = append(errs, inputerr.Fieldf(at+".arm", ": empty (runs repeating one setup share an arm)"))
 		}
 		if r.AIPerfSummary == "" && r.AIPerfRecords == "" && r.Measured == "" && r.benchFile() == "" {
-			errs = append(errs, inputerr.Fieldf(at, ": needs aiperf_summary, aiperf_records, measured or vllm_bench"))
+			errs = append(errs, inputerr.Fieldf(at, ": needs aiperf_summary, aiperf_records, measured, vllm_bench or lmbench"))
 		}
-		if r.benchFile() != "" && (r.AIPerfSummary != "" || r.AIPerfRecords != "" || r.Measured != "") {
-			errs = append(errs, inputerr.Fieldf(at+".vllm_bench", ": is a load point's measurements; give it or the AIPerf files or measured, not both"))
+		for _, b := range []struct{ field, v string }{{"vllm_bench", r.VLLMBench}, {"lmbench", r.LMBench}} {
+			if b.v != "" && (r.AIPerfSummary != "" || r.AIPerfRecords != "" || r.Measured != "" || (r.VLLMBench != "" && r.LMBench != "")) {
+				errs = append(errs, inputerr.Fieldf(at+"."+b.field, ": is a load point's measurements; give one of aiperf_summary/aiperf_records, measured, vllm_bench and lmbench"))
+				break
+			}
 		}
 		if r.Measured != "" && (r.AIPerfSummary != "" || r.AIPerfRecords != "" || r.NvidiaSmi != "" || r.Inferscope != "") {
 			errs = append(errs, inputerr.Fieldf(at+".measured", ": replaces the AIPerf and NVML files; give one or the other"))
@@ -273,6 +279,15 @@ func (s *Spec) Load() ([]Observed, error) {
 			o.Bench, err = ReadVLLMBench(f, name)
 			if err == nil {
 				o.Derived, o.Records = o.Bench.Stats, o.Bench.Records
+			}
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		if err := readFile(s.path(r.LMBench), func(f *os.File, name string) (err error) {
+			o.Bench, err = ReadLMBench(f, name)
+			if err == nil {
+				o.Derived = o.Bench.Stats
 			}
 			return err
 		}); err != nil {

@@ -13,7 +13,7 @@ import (
 
 // benchFlags are calibrate's flags for benchmark clients' load points.
 type benchFlags struct {
-	vllm      []string
+	vllm, lm  []string
 	setup     string
 	fitPoints []string
 }
@@ -21,8 +21,9 @@ type benchFlags struct {
 func addBenchFlags(fs *pflag.FlagSet) *benchFlags {
 	f := &benchFlags{}
 	fs.StringSliceVar(&f.vllm, "vllm-bench", nil, "fit to `vllm bench serve --save-result` files, one load point each (named by the file's base name), instead of a spec; needs --setup")
-	fs.StringVar(&f.setup, "setup", "", "with --vllm-bench: a scenario file giving the deployment and engine the server ran (gpu, model, tp, vllm_version, max_num_batched_tokens, …); the points replace its workload")
-	fs.StringSliceVar(&f.fitPoints, "fit-points", nil, "with --vllm-bench or --spec: the runs to fit on (the light points); the others are predicted with 10–90 % bands over the fitted coefficients' posterior (default: fit on all)")
+	fs.StringSliceVar(&f.lm, "lmbench", nil, "fit to LMBench multi-round QA summary CSVs, one load point each (named by the file's base name), instead of a spec; needs --setup")
+	fs.StringVar(&f.setup, "setup", "", "with --vllm-bench or --lmbench: a scenario file giving the deployment and engine the server ran (gpu, model, tp, vllm_version, max_num_batched_tokens, …); the points replace its workload")
+	fs.StringSliceVar(&f.fitPoints, "fit-points", nil, "with --vllm-bench, --lmbench or --spec: the runs to fit on (the light points); the others are predicted with 10–90 % bands over the fitted coefficients' posterior (default: fit on all)")
 	return f
 }
 
@@ -30,23 +31,23 @@ func addBenchFlags(fs *pflag.FlagSet) *benchFlags {
 func (f *benchFlags) check(changed func(string) bool, spec string) error {
 	var errs []string
 	switch {
-	case len(f.vllm) == 0:
+	case !f.given():
 		if f.setup != "" {
-			errs = append(errs, "--setup needs --vllm-bench")
+			errs = append(errs, "--setup needs --vllm-bench or --lmbench")
 		}
 		if changed("fit-points") && spec == "" {
-			errs = append(errs, "--fit-points needs --vllm-bench or --spec")
+			errs = append(errs, "--fit-points needs --vllm-bench, --lmbench or --spec")
 		}
 	default:
 		if spec != "" {
-			errs = append(errs, "--vllm-bench replaces --spec; give one")
+			errs = append(errs, "--vllm-bench and --lmbench replace --spec; give one")
 		}
 		if f.setup == "" {
-			errs = append(errs, "--vllm-bench needs --setup (a scenario file: the deployment and engine the server ran)")
+			errs = append(errs, "--vllm-bench and --lmbench need --setup (a scenario file: the deployment and engine the server ran)")
 		}
 		for _, n := range []string{"derive", "source", "mlenergy", "trtllm-bench"} {
 			if changed(n) {
-				errs = append(errs, fmt.Sprintf("--%s does not go with --vllm-bench", n))
+				errs = append(errs, fmt.Sprintf("--%s does not go with --vllm-bench or --lmbench", n))
 			}
 		}
 	}
@@ -59,7 +60,11 @@ func (f *benchFlags) check(changed func(string) bool, spec string) error {
 	return nil
 }
 
-// benchSpec builds the calibration of the --vllm-bench points.
+// given is whether load-point files were given.
+func (f *benchFlags) given() bool { return len(f.vllm)+len(f.lm) > 0 }
+
+// benchSpec builds the calibration of the --vllm-bench and --lmbench
+// points.
 func (f *benchFlags) benchSpec() (*calib.Spec, error) {
 	base := scenario.Defaults()
 	base.N, base.Policy = 1, "round-robin"
@@ -67,7 +72,14 @@ func (f *benchFlags) benchSpec() (*calib.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return calib.BenchSpec("vllm_bench", f.vllm, setup, "")
+	var files []calib.BenchFile
+	for _, p := range f.vllm {
+		files = append(files, calib.BenchFile{Field: "vllm_bench", Path: p})
+	}
+	for _, p := range f.lm {
+		files = append(files, calib.BenchFile{Field: "lmbench", Path: p})
+	}
+	return calib.BenchSpec(files, setup, "")
 }
 
 // benchReport is report.json of a fit with predicted points.
