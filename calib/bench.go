@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -27,6 +28,9 @@ type BenchPoint struct {
 	// Burstiness is the shape of vLLM's gamma inter-arrival times (1 =
 	// Poisson; +Inf = evenly spaced).
 	Burstiness float64
+	// NoRescale keeps drawn send times as drawn; vLLM scales them so the
+	// last request is sent at requests/rate.
+	NoRescale bool
 	// MaxConcurrency bounds the requests in flight (0 = no bound): a
 	// request due while the bound is reached waits, FIFO, for a slot.
 	MaxConcurrency int
@@ -158,7 +162,7 @@ func (p *BenchPoint) sendTimes(rng *rand.Rand) []float64 {
 			sum += g.Rand()
 			at[i] = sum
 		}
-		if sum > 0 {
+		if sum > 0 && !p.NoRescale {
 			f := float64(n) / p.RatePerS / sum
 			for i := range at {
 				at[i] *= f
@@ -242,7 +246,7 @@ func (a *arm) benchWorkload(p *BenchPoint) error {
 }
 
 // benchFile is the run's benchmark-client file, if any.
-func (r *Run) benchFile() string { return r.VLLMBench + r.LMBench }
+func (r *Run) benchFile() string { return r.VLLMBench + r.LMBench + r.GuideLLM }
 
 // BenchFile is one load point's file and its format, named by the spec
 // field that would hold it ("vllm_bench", "lmbench").
@@ -265,6 +269,17 @@ func BenchSpec(files []BenchFile, setup scenario.Spec, base string) (*Spec, erro
 			r.VLLMBench = f.Path
 		case "lmbench":
 			r.LMBench = f.Path
+		case "guidellm":
+			// One run per benchmark of the report: name-INDEX-STRATEGY.
+			points, err := readGuideLLMFile(f.Path)
+			if err != nil {
+				return nil, err
+			}
+			for i, gp := range points {
+				n := fmt.Sprintf("%s-%d-%s", name, i, gp.Label)
+				s.Runs = append(s.Runs, Run{Name: n, Arm: n, Setup: setup, GuideLLM: f.Path, GuideLLMBenchmark: i})
+			}
+			continue
 		default:
 			return nil, fmt.Errorf("calib: unknown load-point format %q", f.Field)
 		}
@@ -274,4 +289,14 @@ func BenchSpec(files []BenchFile, setup scenario.Spec, base string) (*Spec, erro
 		return nil, err
 	}
 	return s, nil
+}
+
+// readGuideLLMFile reads a GuideLLM report from path.
+func readGuideLLMFile(path string) ([]GuideLLMPoint, error) {
+	var out []GuideLLMPoint
+	err := readFile(path, func(f *os.File, name string) (err error) {
+		out, err = ReadGuideLLM(f, name)
+		return err
+	})
+	return out, err
 }

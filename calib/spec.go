@@ -42,6 +42,11 @@ type Run struct {
 	// LMBench is an LMBench multi-round QA summary CSV: one load point,
 	// re-simulated as VLLMBench is (its users' conversations replayed).
 	LMBench string `json:"lmbench,omitempty"`
+	// GuideLLM is a GuideLLM JSON report and GuideLLMBenchmark the index
+	// of the benchmark (the load point) in it, re-simulated as its
+	// strategy ran.
+	GuideLLM          string `json:"guidellm,omitempty"`
+	GuideLLMBenchmark int    `json:"guidellm_benchmark,omitempty"`
 	// NVMLWindowS is how long the GPU sampler ran from the first request
 	// (0 = the sampler's own window, or the run's length).
 	NVMLWindowS float64 `json:"nvml_window_s,omitempty"`
@@ -184,13 +189,22 @@ func (s *Spec) Validate() error {
 			errs = append(errs, inputerr.Fieldf(at+".arm", ": empty (runs repeating one setup share an arm)"))
 		}
 		if r.AIPerfSummary == "" && r.AIPerfRecords == "" && r.Measured == "" && r.benchFile() == "" {
-			errs = append(errs, inputerr.Fieldf(at, ": needs aiperf_summary, aiperf_records, measured, vllm_bench or lmbench"))
+			errs = append(errs, inputerr.Fieldf(at, ": needs aiperf_summary, aiperf_records, measured, vllm_bench, lmbench or guidellm"))
 		}
-		for _, b := range []struct{ field, v string }{{"vllm_bench", r.VLLMBench}, {"lmbench", r.LMBench}} {
-			if b.v != "" && (r.AIPerfSummary != "" || r.AIPerfRecords != "" || r.Measured != "" || (r.VLLMBench != "" && r.LMBench != "")) {
-				errs = append(errs, inputerr.Fieldf(at+"."+b.field, ": is a load point's measurements; give one of aiperf_summary/aiperf_records, measured, vllm_bench and lmbench"))
+		given := 0
+		for _, f := range []string{r.VLLMBench, r.LMBench, r.GuideLLM} {
+			if f != "" {
+				given++
+			}
+		}
+		for _, b := range []struct{ field, v string }{{"vllm_bench", r.VLLMBench}, {"lmbench", r.LMBench}, {"guidellm", r.GuideLLM}} {
+			if b.v != "" && (r.AIPerfSummary != "" || r.AIPerfRecords != "" || r.Measured != "" || given > 1) {
+				errs = append(errs, inputerr.Fieldf(at+"."+b.field, ": is a load point's measurements; give one of aiperf_summary/aiperf_records, measured, vllm_bench, lmbench and guidellm"))
 				break
 			}
+		}
+		if r.GuideLLMBenchmark < 0 || (r.GuideLLMBenchmark > 0 && r.GuideLLM == "") {
+			errs = append(errs, inputerr.Fieldf(at+".guidellm_benchmark", "%d: the index (from 0) of a benchmark in the guidellm report", r.GuideLLMBenchmark))
 		}
 		if r.Measured != "" && (r.AIPerfSummary != "" || r.AIPerfRecords != "" || r.NvidiaSmi != "" || r.Inferscope != "") {
 			errs = append(errs, inputerr.Fieldf(at+".measured", ": replaces the AIPerf and NVML files; give one or the other"))
@@ -290,6 +304,20 @@ func (s *Spec) Load() ([]Observed, error) {
 				o.Derived = o.Bench.Stats
 			}
 			return err
+		}); err != nil {
+			return nil, err
+		}
+		if err := readFile(s.path(r.GuideLLM), func(f *os.File, name string) error {
+			points, err := ReadGuideLLM(f, name)
+			if err != nil {
+				return err
+			}
+			if k := r.GuideLLMBenchmark; k >= len(points) {
+				return errf(name, 0, "benchmarks", "%d benchmarks, but run %s asks for benchmark %d (guidellm_benchmark counts from 0)", len(points), r.Name, k)
+			}
+			o.Bench = points[r.GuideLLMBenchmark].Point
+			o.Derived = o.Bench.Stats
+			return nil
 		}); err != nil {
 			return nil, err
 		}

@@ -32,7 +32,7 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	tb := addTRTBenchFlags(fs)
 	bf := addBenchFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: routesim calibrate --spec FILE [--fit-points RUN,...] [--out DIR]\n       routesim calibrate --vllm-bench FILE... | --lmbench FILE... --setup SCENARIO [--fit-points NAME,...] [--out DIR]\n       routesim calibrate --mlenergy FILE --osl FILE --model NAME [--gpu H100] [--tp N] [--loo] [--out DIR]\n       routesim calibrate --trtllm-bench FILE --model NAME --gpu GPU --tp N [--fit-rows ISL/OSL,...] [--out DIR]\n\nFit a step-time profile to measured runs (AIPerf exports, NVML samples, vllm bench serve results, LMBench summaries, ML.ENERGY steady states, published trtllm-bench throughput) by re-simulating them.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: routesim calibrate --spec FILE [--fit-points RUN,...] [--out DIR]\n       routesim calibrate --vllm-bench FILE... | --lmbench FILE... | --guidellm FILE... --setup SCENARIO [--fit-points NAME,...] [--out DIR]\n       routesim calibrate --mlenergy FILE --osl FILE --model NAME [--gpu H100] [--tp N] [--loo] [--out DIR]\n       routesim calibrate --trtllm-bench FILE --model NAME --gpu GPU --tp N [--fit-rows ISL/OSL,...] [--out DIR]\n\nFit a step-time profile to measured runs (AIPerf exports, NVML samples, vllm bench serve results, LMBench summaries, GuideLLM reports, ML.ENERGY steady states, published trtllm-bench throughput) by re-simulating them.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -74,7 +74,7 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("calibrate: --gpu needs --mlenergy")}
 	}
 	if *spec == "" && !bf.given() {
-		return usageError{fmt.Errorf("calibrate: --spec (or --vllm-bench, --lmbench, --mlenergy, --trtllm-bench) is required")}
+		return usageError{fmt.Errorf("calibrate: --spec (or --vllm-bench, --lmbench, --guidellm, --mlenergy, --trtllm-bench) is required")}
 	}
 	if fs.Changed("source") && *derive == "" {
 		return usageError{fmt.Errorf("calibrate: --source needs --derive (it is the citation written into derived files)")}

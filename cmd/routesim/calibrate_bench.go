@@ -13,7 +13,7 @@ import (
 
 // benchFlags are calibrate's flags for benchmark clients' load points.
 type benchFlags struct {
-	vllm, lm  []string
+	vllm, lm, guide []string
 	setup     string
 	fitPoints []string
 }
@@ -22,8 +22,9 @@ func addBenchFlags(fs *pflag.FlagSet) *benchFlags {
 	f := &benchFlags{}
 	fs.StringSliceVar(&f.vllm, "vllm-bench", nil, "fit to `vllm bench serve --save-result` files, one load point each (named by the file's base name), instead of a spec; needs --setup")
 	fs.StringSliceVar(&f.lm, "lmbench", nil, "fit to LMBench multi-round QA summary CSVs, one load point each (named by the file's base name), instead of a spec; needs --setup")
-	fs.StringVar(&f.setup, "setup", "", "with --vllm-bench or --lmbench: a scenario file giving the deployment and engine the server ran (gpu, model, tp, vllm_version, max_num_batched_tokens, …); the points replace its workload")
-	fs.StringSliceVar(&f.fitPoints, "fit-points", nil, "with --vllm-bench, --lmbench or --spec: the runs to fit on (the light points); the others are predicted with 10–90 % bands over the fitted coefficients' posterior (default: fit on all)")
+	fs.StringSliceVar(&f.guide, "guidellm", nil, "fit to GuideLLM JSON reports, one load point per benchmark (named FILE-INDEX-STRATEGY), instead of a spec; needs --setup")
+	fs.StringVar(&f.setup, "setup", "", "with --vllm-bench, --lmbench or --guidellm: a scenario file giving the deployment and engine the server ran (gpu, model, tp, vllm_version, max_num_batched_tokens, …); the points replace its workload")
+	fs.StringSliceVar(&f.fitPoints, "fit-points", nil, "with --vllm-bench, --lmbench, --guidellm or --spec: the runs to fit on (the light points); the others are predicted with 10–90 % bands over the fitted coefficients' posterior (default: fit on all)")
 	return f
 }
 
@@ -33,21 +34,21 @@ func (f *benchFlags) check(changed func(string) bool, spec string) error {
 	switch {
 	case !f.given():
 		if f.setup != "" {
-			errs = append(errs, "--setup needs --vllm-bench or --lmbench")
+			errs = append(errs, "--setup needs --vllm-bench, --lmbench or --guidellm")
 		}
 		if changed("fit-points") && spec == "" {
-			errs = append(errs, "--fit-points needs --vllm-bench, --lmbench or --spec")
+			errs = append(errs, "--fit-points needs --vllm-bench, --lmbench, --guidellm or --spec")
 		}
 	default:
 		if spec != "" {
-			errs = append(errs, "--vllm-bench and --lmbench replace --spec; give one")
+			errs = append(errs, "--vllm-bench, --lmbench and --guidellm replace --spec; give one")
 		}
 		if f.setup == "" {
-			errs = append(errs, "--vllm-bench and --lmbench need --setup (a scenario file: the deployment and engine the server ran)")
+			errs = append(errs, "--vllm-bench, --lmbench and --guidellm need --setup (a scenario file: the deployment and engine the server ran)")
 		}
 		for _, n := range []string{"derive", "source", "mlenergy", "trtllm-bench"} {
 			if changed(n) {
-				errs = append(errs, fmt.Sprintf("--%s does not go with --vllm-bench or --lmbench", n))
+				errs = append(errs, fmt.Sprintf("--%s does not go with --vllm-bench, --lmbench or --guidellm", n))
 			}
 		}
 	}
@@ -61,7 +62,7 @@ func (f *benchFlags) check(changed func(string) bool, spec string) error {
 }
 
 // given is whether load-point files were given.
-func (f *benchFlags) given() bool { return len(f.vllm)+len(f.lm) > 0 }
+func (f *benchFlags) given() bool { return len(f.vllm)+len(f.lm)+len(f.guide) > 0 }
 
 // benchSpec builds the calibration of the --vllm-bench and --lmbench
 // points.
@@ -78,6 +79,9 @@ func (f *benchFlags) benchSpec() (*calib.Spec, error) {
 	}
 	for _, p := range f.lm {
 		files = append(files, calib.BenchFile{Field: "lmbench", Path: p})
+	}
+	for _, p := range f.guide {
+		files = append(files, calib.BenchFile{Field: "guidellm", Path: p})
 	}
 	return calib.BenchSpec(files, setup, "")
 }
