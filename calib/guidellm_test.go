@@ -86,7 +86,7 @@ func writeGuideLLM(t *testing.T, path string, truth *model.Profile, cases []guid
 		benchmarks = append(benchmarks, map[string]any{
 			"type_": "generative_benchmark",
 			"config": map[string]any{"run_index": i, "strategy": c.strategy,
-				"warmup": map[string]any{"percent": nil, "value": nil, "mode": "prefer_duration"},
+				"warmup":   map[string]any{"percent": nil, "value": nil, "mode": "prefer_duration"},
 				"cooldown": map[string]any{"percent": nil, "value": nil, "mode": "prefer_duration"}},
 			"metrics": map[string]any{"request_latency": map[string]any{
 				"successful": map[string]any{"count": len(ok)}, "errored": map[string]any{"count": 0},

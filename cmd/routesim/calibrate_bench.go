@@ -14,8 +14,8 @@ import (
 // benchFlags are calibrate's flags for benchmark clients' load points.
 type benchFlags struct {
 	vllm, lm, guide []string
-	setup     string
-	fitPoints []string
+	setup           string
+	fitPoints       []string
 }
 
 func addBenchFlags(fs *pflag.FlagSet) *benchFlags {
