@@ -239,3 +239,36 @@ func FuzzReadGuideLLM(f *testing.F) {
 		}
 	})
 }
+
+// TestSpecLoadPointFields: a spec's load-point fields are checked with
+// the others, each problem at its line; a guidellm_benchmark past the
+// report's benchmarks names both.
+func TestSpecLoadPointFields(t *testing.T) {
+	for _, tc := range []struct{ name, spec, want string }{
+		{"two sources", "{\"name\": \"x\", \"runs\": [\n{\"name\": \"a\", \"arm\": \"a\", \"setup\": {},\n\"vllm_bench\": \"v.json\", \"aiperf_summary\": \"s.json\"}]}",
+			"spec.json:3: runs[0].vllm_bench: is a load point's measurements"},
+		{"two formats", "{\"name\": \"x\", \"runs\": [\n{\"name\": \"a\", \"arm\": \"a\", \"setup\": {},\n\"lmbench\": \"l.csv\",\n\"guidellm\": \"g.json\"}]}",
+			"spec.json:3: runs[0].lmbench: is a load point's measurements"},
+		{"index without report", "{\"name\": \"x\", \"runs\": [\n{\"name\": \"a\", \"arm\": \"a\", \"setup\": {}, \"measured\": \"m.json\",\n\"guidellm_benchmark\": 2}]}",
+			"spec.json:3: runs[0].guidellm_benchmark: 2: the index (from 0)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseSpec([]byte(tc.spec), "spec.json")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v\nwant %q", err, tc.want)
+			}
+		})
+	}
+	dir := t.TempDir()
+	g, _ := os.ReadFile(guidellmFixture)
+	os.WriteFile(filepath.Join(dir, "g.json"), g, 0o644)
+	spec := `{"name": "x", "runs": [{"name": "a", "arm": "a", "setup": {"n": 1}, "guidellm": "g.json", "guidellm_benchmark": 5}]}`
+	os.WriteFile(filepath.Join(dir, "spec.json"), []byte(spec), 0o644)
+	s, err := LoadSpec(filepath.Join(dir, "spec.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(); err == nil || !strings.Contains(err.Error(), "g.json: benchmarks: 3 benchmarks, but run a asks for benchmark 5") {
+		t.Fatalf("got %v", err)
+	}
+}
