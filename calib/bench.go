@@ -10,17 +10,19 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/routesim/routesim/internal/inputerr"
 	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/workload"
 )
 
 // BenchPoint is one load point of a serving-benchmark client (vLLM's
-// `vllm bench serve`, LMCache's LMBench): what it measured, and how to
+// `vllm bench serve`, LMCache's LMBench, a GuideLLM benchmark): what it
+// measured, and how to
 // re-simulate it as the client ran it. A reader fills it from one file.
 type BenchPoint struct {
 	File   string // the file it was read from, for messages
-	Format string // "vllm-bench" or "lmbench"
+	Format string // "vllm-bench", "lmbench" or "guidellm"
 	// Requests is the number of prompts the client sent.
 	Requests int
 	// RatePerS is the request rate; +Inf sends every request at t = 0.
@@ -236,6 +238,9 @@ var benchPlaceholder = workload.Synthetic{Requests: 1, RatePerS: 1}
 // drawn once from the setup's seed (stream "bench"), so every candidate
 // of a fit replays the same requests.
 func (a *arm) benchWorkload(p *BenchPoint) error {
+	if a.spec.WarmupS > 0 {
+		return inputerr.Wrap("warmup_s", fmt.Errorf("%g: a load point is measured whole (its client's warm-up requests are not in the file); set 0", a.spec.WarmupS))
+	}
 	tr := p.Trace(sim.Stream(a.spec.Seed, "bench"))
 	wl, err := workload.Prepare(tr, a.built.Config.Front().Worker.BlockSize)
 	if err != nil {

@@ -364,7 +364,7 @@ func buildArms(spec *Spec, obs []Observed, base *model.Profile) ([]*arm, error) 
 			a.built = b
 			if o.Bench != nil {
 				if err := a.benchWorkload(o.Bench); err != nil {
-					return nil, err
+					return nil, spec.setupError(o.Run, err)
 				}
 			}
 			byArm[o.Run.Arm] = a

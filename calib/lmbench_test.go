@@ -181,3 +181,20 @@ func FuzzReadLMBench(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadPointRefusesAWarmUp: a load point is measured whole, so a
+// setup with a warm-up window is refused at the spec's line for it.
+func TestLoadPointRefusesAWarmUp(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "l.csv"), []byte(lmbenchCSV), 0o644)
+	spec := "{\"name\": \"x\", \"runs\": [{\"name\": \"a\", \"arm\": \"a\", \"lmbench\": \"l.csv\",\n\"setup\": {\"n\": 1,\n\"warmup_s\": 5}}]}"
+	os.WriteFile(filepath.Join(dir, "spec.json"), []byte(spec), 0o644)
+	s, err := LoadSpec(filepath.Join(dir, "spec.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Fit(s, Options{MaxEvals: 1, NoPosterior: true})
+	if err == nil || !strings.Contains(err.Error(), "spec.json:3: runs[0].setup.warmup_s: 5: a load point is measured whole") {
+		t.Fatalf("got %v", err)
+	}
+}
