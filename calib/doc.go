@@ -27,6 +27,13 @@
 //     (BenchSettings is its max_batch_size/max_num_tokens heuristic), and
 //     a MAP fit of TensorRT-LLM's efficiency terms (model.TRTLLMKernelPrior)
 //     with a Laplace posterior and predictive bands.
+//   - bench.go, vllmbench.go, lmbench.go, guidellm.go: benchmark clients'
+//     load points (vllm bench serve result JSONs, LMBench summary CSVs,
+//     GuideLLM JSON reports; docs/readings/bench-formats.md): bounded
+//     readers with positioned errors, each point's requests re-drawn or
+//     replayed as the client sent them (rate, gamma burstiness, concurrency
+//     bound, a user's closed loop) and its statistics as a run's targets.
+//   - predtable.go: predictions with their bands, as validate prints them.
 //
 // calib imports model and sim; only the CLI imports calib.
 //

@@ -79,14 +79,38 @@ type arm struct {
 	reps     int // repetitions measured (spread needs two or more)
 	windowS  float64
 	records  []Record // one repetition's per-request records, if any
+	// bench is the benchmark client's load point the arm re-simulates
+	// (nil: the setup's own workload).
+	bench *BenchPoint
 }
 
 // run simulates the arm's workload (a fresh population for sessions)
 // with cfg, whose profile and seed the caller chose, through the one run
 // path (so the spec's warm-up applies as in run and sweep).
 func (a *arm) run(cfg sim.Config, pol policy.Policy) (*sim.Result, error) {
+	switch {
+	case a.bench != nil && a.bench.Users != nil:
+		loop, wl := newUserLoop(a.built.Work, a.bench.Users, a.bench.UserGapS)
+		cfg.FollowUp = loop
+		return sim.Run(cfg, wl, pol)
+	case a.bench != nil && a.bench.MaxConcurrency > 0:
+		lim, wl := newClientLimit(a.built.Work, a.bench.MaxConcurrency)
+		if lim != nil {
+			cfg.FollowUp = lim
+		}
+		return sim.Run(cfg, wl, pol)
+	}
 	res, _, err := a.built.Exec(cfg, 0, pol)
 	return res, err
+}
+
+// stats are the arm's statistics from a simulated run, computed as its
+// measurements were.
+func (a *arm) stats(res *sim.Result) Stats {
+	if a.bench != nil && a.bench.Format == "vllm-bench" {
+		return benchStats(res)
+	}
+	return simulatedStats(res)
 }
 
 // Result is a fitted profile and how well it fits.

@@ -27,6 +27,9 @@ func FuzzReadSpec(f *testing.F) {
 		`{"name":"x","runs":[` + run + `,` + run + `]}`,
 		`{"name":"x","runs":[{"name":"b","arm":"b","measured":"m.json","nvidia_smi":"n.csv","setup":{"gpu":"B300"}}]}`,
 		"{\n\"runs\": [\n{}, []]}",
+		`{"name":"x","runs":[{"name":"a","arm":"a","vllm_bench":"v.json","aiperf_summary":"s.json","setup":{}}]}`,
+		`{"name":"x","runs":[{"name":"a","arm":"a","lmbench":"l.csv","guidellm":"g.json","guidellm_benchmark":-1,"setup":{}}]}`,
+		`{"name":"x","runs":[{"name":"a","arm":"a","guidellm_benchmark":2,"setup":{}}]}`,
 		`{"runs":{}}`, `[]`, `{`, ``,
 	} {
 		f.Add([]byte(s))

@@ -354,11 +354,19 @@ func buildArms(spec *Spec, obs []Observed, base *model.Profile) ([]*arm, error) 
 		a, ok := byArm[o.Run.Arm]
 		if !ok {
 			a = &arm{name: o.Run.Arm, spec: o.Run.Setup}
+			if o.Bench != nil {
+				a.spec.Workload, a.spec.Synthetic = "synthetic", benchPlaceholder
+			}
 			b, err := a.spec.Build(base)
 			if err != nil {
 				return nil, spec.setupError(o.Run, err)
 			}
 			a.built = b
+			if o.Bench != nil {
+				if err := a.benchWorkload(o.Bench); err != nil {
+					return nil, spec.setupError(o.Run, err)
+				}
+			}
 			byArm[o.Run.Arm] = a
 			order = append(order, o.Run.Arm)
 		}

@@ -111,7 +111,7 @@ func TestSpecErrors(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
 		{"no runs", `{"name":"x","runs":[]}`, "no measured runs"},
 		{"unknown field", `{"name":"x","runs":[],"colour":1}`, "unknown field"},
-		{"no files", `{"name":"x","runs":[{"name":"a","arm":"a","setup":{}}]}`, "needs aiperf_summary, aiperf_records or measured"},
+		{"no files", `{"name":"x","runs":[{"name":"a","arm":"a","setup":{}}]}`, "needs aiperf_summary, aiperf_records, measured, vllm_bench, lmbench or guidellm"},
 		{"bad setup", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{"gpu":"B300","policy":"psychic"}}]}`, "unknown GPU"},
 		{"mixed deployments", `{"name":"x","runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}},{"name":"b","arm":"b","aiperf_summary":"s","setup":{"model":"Llama-3.1-8B"}}]}`, "one profile fits one deployment"},
 		{"negative max_evals", `{"name":"x","options":{"max_evals":-1},"runs":[{"name":"a","arm":"a","aiperf_summary":"s","setup":{}}]}`, "options.max_evals: -1 must be in [1, 100000]"},

@@ -102,7 +102,8 @@ func (s *Spec) CheckSetups(obs []Observed) error {
 		if err != nil {
 			return s.setupError(o.Run, err)
 		}
-		if b.Work != nil && !session.HasSessions(b.Work) {
+		// A load point's requests are its file's, not the setup's.
+		if b.Work != nil && !session.HasSessions(b.Work) && o.Bench == nil {
 			if err := o.checkCounts(s, len(b.Work.Jobs)); err != nil {
 				return err
 			}

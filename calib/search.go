@@ -134,7 +134,7 @@ func (f *fitter) simulate(p *model.Profile, seed uint64) ([]Stats, []*sim.Result
 		if err != nil {
 			return nil, nil, err
 		}
-		out = append(out, simulatedStats(res))
+		out = append(out, a.stats(res))
 		results = append(results, res)
 	}
 	return out, results, nil

@@ -34,6 +34,19 @@ type Run struct {
 	AIPerfRecords string `json:"aiperf_records,omitempty"`
 	NvidiaSmi     string `json:"nvidia_smi,omitempty"`
 	Inferscope    string `json:"inferscope,omitempty"`
+	// VLLMBench is a `vllm bench serve --save-result` file: one load
+	// point whose client settings (prompts, rate, burstiness, concurrency
+	// bound, lengths) replace the setup's workload; the setup gives the
+	// deployment and engine.
+	VLLMBench string `json:"vllm_bench,omitempty"`
+	// LMBench is an LMBench multi-round QA summary CSV: one load point,
+	// re-simulated as VLLMBench is (its users' conversations replayed).
+	LMBench string `json:"lmbench,omitempty"`
+	// GuideLLM is a GuideLLM JSON report and GuideLLMBenchmark the index
+	// of the benchmark (the load point) in it, re-simulated as its
+	// strategy ran.
+	GuideLLM          string `json:"guidellm,omitempty"`
+	GuideLLMBenchmark int    `json:"guidellm_benchmark,omitempty"`
 	// NVMLWindowS is how long the GPU sampler ran from the first request
 	// (0 = the sampler's own window, or the run's length).
 	NVMLWindowS float64 `json:"nvml_window_s,omitempty"`
@@ -175,8 +188,23 @@ func (s *Spec) Validate() error {
 		if r.Arm == "" {
 			errs = append(errs, inputerr.Fieldf(at+".arm", ": empty (runs repeating one setup share an arm)"))
 		}
-		if r.AIPerfSummary == "" && r.AIPerfRecords == "" && r.Measured == "" {
-			errs = append(errs, inputerr.Fieldf(at, ": needs aiperf_summary, aiperf_records or measured"))
+		if r.AIPerfSummary == "" && r.AIPerfRecords == "" && r.Measured == "" && r.benchFile() == "" {
+			errs = append(errs, inputerr.Fieldf(at, ": needs aiperf_summary, aiperf_records, measured, vllm_bench, lmbench or guidellm"))
+		}
+		given := 0
+		for _, f := range []string{r.VLLMBench, r.LMBench, r.GuideLLM} {
+			if f != "" {
+				given++
+			}
+		}
+		for _, b := range []struct{ field, v string }{{"vllm_bench", r.VLLMBench}, {"lmbench", r.LMBench}, {"guidellm", r.GuideLLM}} {
+			if b.v != "" && (r.AIPerfSummary != "" || r.AIPerfRecords != "" || r.Measured != "" || given > 1) {
+				errs = append(errs, inputerr.Fieldf(at+"."+b.field, ": is a load point's measurements; give one of aiperf_summary/aiperf_records, measured, vllm_bench, lmbench and guidellm"))
+				break
+			}
+		}
+		if r.GuideLLMBenchmark < 0 || (r.GuideLLMBenchmark > 0 && r.GuideLLM == "") {
+			errs = append(errs, inputerr.Fieldf(at+".guidellm_benchmark", "%d: the index (from 0) of a benchmark in the guidellm report", r.GuideLLMBenchmark))
 		}
 		if r.Measured != "" && (r.AIPerfSummary != "" || r.AIPerfRecords != "" || r.NvidiaSmi != "" || r.Inferscope != "") {
 			errs = append(errs, inputerr.Fieldf(at+".measured", ": replaces the AIPerf and NVML files; give one or the other"))
@@ -216,6 +244,10 @@ type Observed struct {
 	GPU     *GPUObservation
 	// Derived holds the statistics of a Measured file.
 	Derived Stats
+	// Bench is a benchmark client's load point (vllm_bench): its
+	// statistics are in Derived, its per-request measurements, if saved,
+	// in Records.
+	Bench *BenchPoint
 }
 
 // Load reads every run's files.
@@ -257,6 +289,38 @@ func (s *Spec) Load() ([]Observed, error) {
 		}); err != nil {
 			return nil, err
 		}
+		if err := readFile(s.path(r.VLLMBench), func(f *os.File, name string) (err error) {
+			o.Bench, err = ReadVLLMBench(f, name)
+			if err == nil {
+				o.Derived, o.Records = o.Bench.Stats, o.Bench.Records
+			}
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		if err := readFile(s.path(r.LMBench), func(f *os.File, name string) (err error) {
+			o.Bench, err = ReadLMBench(f, name)
+			if err == nil {
+				o.Derived = o.Bench.Stats
+			}
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		if err := readFile(s.path(r.GuideLLM), func(f *os.File, name string) error {
+			points, err := ReadGuideLLM(f, name)
+			if err != nil {
+				return err
+			}
+			if k := r.GuideLLMBenchmark; k >= len(points) {
+				return errf(name, 0, "benchmarks", "%d benchmarks, but run %s asks for benchmark %d (guidellm_benchmark counts from 0)", len(points), r.Name, k)
+			}
+			o.Bench = points[r.GuideLLMBenchmark].Point
+			o.Derived = o.Bench.Stats
+			return nil
+		}); err != nil {
+			return nil, err
+		}
 		if err := readFile(s.path(r.VLLMLog), func(f *os.File, name string) error {
 			b, err := inputerr.ReadAll(f, name, inputerr.MaxDataFile)
 			if err != nil {
@@ -292,4 +356,41 @@ func readFile(path string, read func(*os.File, string) error) error {
 	}
 	defer f.Close()
 	return read(f, path)
+}
+
+// Split divides the spec's runs into those named (the fit set: a bench
+// sweep's light points) and the rest (to be predicted); each part keeps
+// the spec's base, options and directory. Every name must be a run's,
+// and both parts must be non-empty unless rest may be (all named).
+func (s *Spec) Split(names []string) (fit, rest *Spec, err error) {
+	want := map[string]bool{}
+	known := make([]string, len(s.Runs))
+	for i, r := range s.Runs {
+		known[i] = r.Name
+	}
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			return nil, nil, fmt.Errorf("calib: no run %q to fit on (runs: %s)", n, strings.Join(known, ", "))
+		}
+		want[n] = true
+	}
+	if len(want) == 0 {
+		return nil, nil, errors.New("calib: no runs named to fit on")
+	}
+	fit, rest = s.shallow(), s.shallow()
+	for _, r := range s.Runs {
+		if want[r.Name] {
+			fit.Runs = append(fit.Runs, r)
+		} else {
+			rest.Runs = append(rest.Runs, r)
+		}
+	}
+	return fit, rest, nil
+}
+
+// shallow is s without its runs.
+func (s *Spec) shallow() *Spec {
+	c := *s
+	c.Runs = nil
+	return &c
 }

@@ -30,13 +30,17 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	noPost := fs.Bool("no-posterior", false, "skip the Laplace approximation of the coefficients' uncertainty (faster; the profile then gives no bands)")
 	ml := addMLEnergyFlags(fs)
 	tb := addTRTBenchFlags(fs)
+	bf := addBenchFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: routesim calibrate --spec FILE [--out DIR]\n       routesim calibrate --mlenergy FILE --osl FILE --model NAME [--gpu H100] [--tp N] [--loo] [--out DIR]\n       routesim calibrate --trtllm-bench FILE --model NAME --gpu GPU --tp N [--fit-rows ISL/OSL,...] [--out DIR]\n\nFit a step-time profile to measured runs (AIPerf exports, NVML samples, ML.ENERGY steady states, published trtllm-bench throughput) by re-simulating them.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: routesim calibrate --spec FILE [--fit-points RUN,...] [--out DIR]\n       routesim calibrate --vllm-bench FILE... | --lmbench FILE... | --guidellm FILE... --setup SCENARIO [--fit-points NAME,...] [--out DIR]\n       routesim calibrate --mlenergy FILE --osl FILE --model NAME [--gpu H100] [--tp N] [--loo] [--out DIR]\n       routesim calibrate --trtllm-bench FILE --model NAME --gpu GPU --tp N [--fit-rows ISL/OSL,...] [--out DIR]\n\nFit a step-time profile to measured runs (AIPerf exports, NVML samples, vllm bench serve results, LMBench summaries, GuideLLM reports, ML.ENERGY steady states, published trtllm-bench throughput) by re-simulating them.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	if err := tb.check(fs.Changed, ml); err != nil {
+		return err
+	}
+	if err := bf.check(fs.Changed, *spec); err != nil {
 		return err
 	}
 	if tb.file != "" {
@@ -69,8 +73,8 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	if fs.Changed("gpu") {
 		return usageError{fmt.Errorf("calibrate: --gpu needs --mlenergy")}
 	}
-	if *spec == "" {
-		return usageError{fmt.Errorf("calibrate: --spec (or --mlenergy) is required")}
+	if *spec == "" && !bf.given() {
+		return usageError{fmt.Errorf("calibrate: --spec (or --vllm-bench, --lmbench, --guidellm, --mlenergy, --trtllm-bench) is required")}
 	}
 	if fs.Changed("source") && *derive == "" {
 		return usageError{fmt.Errorf("calibrate: --source needs --derive (it is the citation written into derived files)")}
@@ -85,7 +89,13 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	if err := calib.CheckOptions(*maxEvals, fitFlag, *reg, *modelErr); err != nil {
 		return usageError{optionError(err)}
 	}
-	s, err := calib.LoadSpec(*spec)
+	var s *calib.Spec
+	var err error
+	if bf.given() {
+		s, err = bf.benchSpec()
+	} else {
+		s, err = calib.LoadSpec(*spec)
+	}
 	if err != nil {
 		return err
 	}
@@ -161,25 +171,12 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		opts.Progress = fitProgress(stderr, *maxEvals)
 	}
-	res, err := calib.Fit(s, opts)
-	if err != nil {
-		return err
-	}
-	if *out != "" {
-		if err := writeFit(*out, res.Profile, res.Report, res.Report.String()); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(stdout, "profile %s (%s)\n%s", res.Profile.Name, res.Profile.FitError, res.Report)
-	if *out != "" {
-		fmt.Fprintf(stdout, "wrote %s\n", strings.Join([]string{*out + "/profile.json", "report.json", "report.txt"}, ", "))
-	}
-	return nil
+	return fitAndPredict(s, bf.fitPoints, opts, *out, stdout)
 }
 
 // fitFlags are calibrate's settings of a spec fit, which neither an
 // ML.ENERGY fit nor --derive uses.
-var fitFlags = []string{"max-evals", "fit", "prior-weight", "model-error", "no-posterior"}
+var fitFlags = []string{"max-evals", "fit", "prior-weight", "model-error", "no-posterior", "fit-points"}
 
 // changedOf lists, as flags, the names of flags that changed says were
 // given.

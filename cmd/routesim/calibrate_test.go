@@ -29,7 +29,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		want string
 		code int
 	}{
-		{"no spec", []string{}, "--spec (or --mlenergy) is required", 2},
+		{"no spec", []string{}, "--spec (or --vllm-bench, --lmbench, --guidellm, --mlenergy, --trtllm-bench) is required", 2},
 		{"missing spec", []string{"--spec", filepath.Join(dir, "nope.json")}, "nope.json", 1},
 		{"empty runs", []string{"--spec", write("empty.json", `{"name":"x","runs":[]}`)}, "no measured runs", 1},
 		{"spec not JSON", []string{"--spec", write("bad.json", `{"runs": [`)}, "bad.json", 1},
