@@ -81,8 +81,27 @@ func TTFTCDF(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot
 		p.Legend.Add(label, line)
 		entries = append(entries, label)
 	}
+	// Every policy's figure spans the same TTFTs, so they compare at a
+	// glance.
+	if lo, hi := completedRange(rs); hi > 0 {
+		p.X.Min, p.X.Max = math.Log10(lo)-0.02, math.Log10(hi)+0.02
+	}
 	f.placeLegend(entries)
 	return p, nil
+}
+
+// completedRange is the least and greatest TTFT of any completed request
+// in rs (every policy and N): the shared x range of the CDF figures.
+func completedRange(rs []sweep.Result) (lo, hi float64) {
+	lo = math.Inf(1)
+	for i := range rs {
+		for _, t := range rs[i].TTFTMs {
+			if t > 0 {
+				lo, hi = math.Min(lo, t), math.Max(hi, t)
+			}
+		}
+	}
+	return lo, hi
 }
 
 // TTFTByDecile: for one policy, mean TTFT of the completed requests
@@ -99,34 +118,7 @@ func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot
 	axisName, axis := g.Axis()
 	var entries []string
 	for i, n := range pickNs(axis, 6) {
-		var per [10][]float64
-		for _, r := range seedsAt(rs, g, pol, n) {
-			if len(r.ArrivalS) == 0 {
-				continue
-			}
-			first, last := r.ArrivalS[0], r.ArrivalS[0]
-			for _, a := range r.ArrivalS {
-				first, last = math.Min(first, a), math.Max(last, a)
-			}
-			span := last - first
-			var sum, cnt [10]float64
-			for j, a := range r.ArrivalS {
-				if r.TTFTMs[j] <= 0 {
-					continue
-				}
-				d := 0
-				if span > 0 {
-					d = max(min(int(10*(a-first)/span), 9), 0)
-				}
-				sum[d] += r.TTFTMs[j]
-				cnt[d]++
-			}
-			for d := range per {
-				if cnt[d] > 0 {
-					per[d] = append(per[d], sum[d]/cnt[d])
-				}
-			}
-		}
+		per := decileMeans(seedsAt(rs, g, pol, n))
 		var xs []float64
 		var ys []spread
 		for d := range per {
@@ -150,15 +142,64 @@ func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot
 		if err != nil {
 			return nil, err
 		}
-		pts.Color, pts.Shape = plotutil.Color(i), plotutil.Shape(i)
+		pts.Color, pts.Shape = plotutil.Color(i), filledGlyphs[i%len(filledGlyphs)]
 		p.Add(pts)
 		label := fmt.Sprintf("%s=%d", axisName, n)
 		p.Legend.Add(label, line, pts)
 		entries = append(entries, label)
 	}
+	// Every policy's figure spans the same TTFTs.
+	lo, hi := math.Inf(1), 0.0
+	for _, other := range g.Policies {
+		for _, n := range pickNs(axis, 6) {
+			for _, d := range decileMeans(seedsAt(rs, g, other, n)) {
+				for _, v := range d {
+					lo, hi = math.Min(lo, v), math.Max(hi, v)
+				}
+			}
+		}
+	}
+	if hi > 0 {
+		span := math.Log10(hi) - math.Log10(lo)
+		p.Y.Min, p.Y.Max = math.Log10(lo)-0.04*span-0.01, math.Log10(hi)+0.04*span+0.01
+	}
 	p.X.Min, p.X.Max = 0.5, 10.5
 	f.placeLegend(entries)
 	return p, nil
+}
+
+// decileMeans is, per tenth of the trace's arrival span, each seed's mean
+// TTFT of the completed requests arriving in it.
+func decileMeans(seeds []*sweep.Result) [10][]float64 {
+	var per [10][]float64
+	for _, r := range seeds {
+		if len(r.ArrivalS) == 0 {
+			continue
+		}
+		first, last := r.ArrivalS[0], r.ArrivalS[0]
+		for _, a := range r.ArrivalS {
+			first, last = math.Min(first, a), math.Max(last, a)
+		}
+		span := last - first
+		var sum, cnt [10]float64
+		for j, a := range r.ArrivalS {
+			if r.TTFTMs[j] <= 0 {
+				continue
+			}
+			d := 0
+			if span > 0 {
+				d = max(min(int(10*(a-first)/span), 9), 0)
+			}
+			sum[d] += r.TTFTMs[j]
+			cnt[d]++
+		}
+		for d := range per {
+			if cnt[d] > 0 {
+				per[d] = append(per[d], sum[d]/cnt[d])
+			}
+		}
+	}
+	return per
 }
 
 // GPUUtil: every GPU's simulated NVML utilization against N, in every
