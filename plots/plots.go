@@ -95,7 +95,12 @@ func All(results []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) ([]Fig
 			if err != nil {
 				return nil, err
 			}
-			figs = append(figs, Figure{Name: "ttft-cdf-" + pol + suffix, Plot: cdf}, Figure{Name: "ttft-by-decile-" + pol + suffix, Plot: dec})
+			decFig, err := withNotServedByDecile(dec, sub, g, pol)
+			if err != nil {
+				return nil, err
+			}
+			decFig.Name = "ttft-by-decile-" + pol + suffix
+			figs = append(figs, Figure{Name: "ttft-cdf-" + pol + suffix, Plot: cdf}, decFig)
 		}
 	}
 	return figs, nil
