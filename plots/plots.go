@@ -1,8 +1,14 @@
-// Package plots draws a sweep's figures with gonum/plot, as PNG and SVG:
-// latency versus completeness, a metric versus N with confidence bands,
-// TTFT CDFs over offered requests, TTFT by arrival decile (queue
-// build-up), and per-GPU utilization. Figures that summarise requests show
-// every seed: the median line and the seeds' range as a band.
+// Package plots draws a sweep's figures with gonum/plot, as PNG (at least
+// 1600 px wide) and SVG: TTFT over completed and over offered requests with
+// completeness against the sweep's axis (the finding at a glance), latency
+// versus completeness (and, with several rate scales, each N's frontier
+// through the load), a metric versus N with confidence bands over a
+// completeness panel, TTFT CDFs over offered requests, TTFT by arrival
+// decile over the share of each decile not served, and per-GPU
+// utilization. Figures that summarise requests show every seed: the median
+// line and the seeds' range as a band. Per-policy figures share their
+// axes; titles are wrapped to the page; point labels are placed where they
+// overlap nothing (labels.go), and tests read the SVGs to check it.
 package plots
 
 import (
