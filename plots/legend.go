@@ -20,6 +20,14 @@ type figure struct {
 	p          *plot.Plot
 	pts        []plotter.XY
 	xlog, ylog bool
+	// marks and lines are the drawn markers and polylines (plotted
+	// coordinates) point labels keep clear of; entries the legend's.
+	marks   []plotter.XY
+	lines   []plotter.XYs
+	entries []string
+	labels  *labelLayer
+	// dataW, dataH approximate the data area's size in points.
+	dataW, dataH float64
 }
 
 // pt is the plotted position of data point (x, y).
@@ -36,13 +44,22 @@ func (f *figure) pt(x, y float64) plotter.XY {
 // logY makes the y axis logarithmic.
 func (f *figure) logY() {
 	f.ylog = true
-	f.p.Y.Tick.Marker = expTicks{}
+	f.p.Y.Tick.Marker = expTicks{span: vg.Points(f.dataH)}
 }
 
 // logX makes the x axis logarithmic.
 func (f *figure) logX() {
 	f.xlog = true
-	f.p.X.Tick.Marker = expTicks{}
+	f.p.X.Tick.Marker = expTicks{span: vg.Points(f.dataW), gap: vg.Points(40)}
+}
+
+// addLine records a drawn polyline, its vertices marked or not.
+func (f *figure) addLine(xys plotter.XYs, marked bool) {
+	f.lines = append(f.lines, xys)
+	if marked {
+		f.marks = append(f.marks, xys...)
+	}
+	f.pts = append(f.pts, xys...)
 }
 
 func (f *figure) add(xys ...plotter.XYs) {
@@ -51,25 +68,22 @@ func (f *figure) add(xys ...plotter.XYs) {
 	}
 }
 
-// Approximate size of the data area and of a legend row, for placing the
-// legend (the canvas is 16 × 11 cm; axes and titles take the rest).
+// Approximate size of a legend row and character, for placing the legend.
 const (
-	dataWidth  = 380.0 // pt
-	dataHeight = 190.0 // pt
-	legendRow  = 12.0  // pt per entry
-	legendChar = 5.5   // pt per character of the longest entry
-	legendIcon = 28.0  // pt for the line/glyph sample and padding
+	legendRow  = 14.0 // pt per entry
+	legendChar = 6.0  // pt per character of the longest entry
+	legendIcon = 30.0 // pt for the line/glyph sample and padding
 )
 
 // legendBox is the legend's approximate width and height as shares of
 // the data area.
-func legendBox(entries []string) (w, h float64) {
+func (f *figure) legendBox(entries []string) (w, h float64) {
 	longest := 0
 	for _, e := range entries {
 		longest = max(longest, len([]rune(e)))
 	}
-	w = math.Min(0.9, (legendIcon+legendChar*float64(longest))/dataWidth)
-	h = math.Min(0.9, (legendRow*float64(len(entries))+4)/dataHeight)
+	w = math.Min(0.9, (legendIcon+legendChar*float64(longest))/f.dataW)
+	h = math.Min(0.9, (legendRow*float64(len(entries))+4)/f.dataH)
 	return w, h
 }
 
@@ -102,7 +116,8 @@ func (f *figure) placeLegend(entries []string) {
 	if len(entries) == 0 {
 		return
 	}
-	w, h := legendBox(entries)
+	f.entries = entries
+	w, h := f.legendBox(entries)
 	type corner struct{ top, left bool }
 	count := func(c corner) int {
 		bottom := 0.0
@@ -137,7 +152,8 @@ func (f *figure) placeLegendInside(entries []string) {
 	if len(entries) == 0 {
 		return
 	}
-	w, h := legendBox(entries)
+	f.entries = entries
+	w, h := f.legendBox(entries)
 	type spot struct {
 		left   bool
 		bottom float64 // normalised y of the legend's bottom edge
@@ -150,7 +166,7 @@ func (f *figure) placeLegendInside(entries []string) {
 		}
 	}
 	p.Legend.Top, p.Legend.Left = false, best.left
-	p.Legend.XOffs, p.Legend.YOffs = 0, vg.Points(best.bottom*dataHeight)
+	p.Legend.XOffs, p.Legend.YOffs = 0, vg.Points(best.bottom*f.dataH)
 	if !best.left {
 		p.Legend.XOffs = -vg.Points(4)
 	}

@@ -1,16 +1,19 @@
-// Package plots draws a sweep's figures with gonum/plot, as PNG and SVG:
-// latency versus completeness, a metric versus N with confidence bands,
-// TTFT CDFs over offered requests, TTFT by arrival decile (queue
-// build-up), and per-GPU utilization. Figures that summarise requests show
-// every seed: the median line and the seeds' range as a band.
+// Package plots draws a sweep's figures with gonum/plot, as PNG (at least
+// 1600 px wide) and SVG: TTFT over completed and over offered requests with
+// completeness against the sweep's axis (the finding at a glance), latency
+// versus completeness (and, with several rate scales, each N's frontier
+// through the load), a metric versus N with confidence bands over a
+// completeness panel, TTFT CDFs over offered requests, TTFT by arrival
+// decile over the share of each decile not served, and per-GPU
+// utilization. Figures that summarise requests show every seed: the median
+// line and the seeds' range as a band. Per-policy figures share their
+// axes; titles are wrapped to the page; point labels are placed where they
+// overlap nothing (labels.go), and tests read the SVGs to check it.
 package plots
 
 import (
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -18,7 +21,6 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/sweep"
 )
 
@@ -37,62 +39,6 @@ func (m Meta) subtitle() string {
 		s += " · " + m.Fixed
 	}
 	return s
-}
-
-// Figure is one drawn plot and its file stem.
-type Figure struct {
-	Name string
-	Plot *plot.Plot
-}
-
-// Save writes each figure as NAME.png and NAME.svg into dir.
-func Save(dir string, figs []Figure) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range figs {
-		for _, ext := range []string{"png", "svg"} {
-			if err := atomicfile.WriteFile(filepath.Join(dir, f.Name+"."+ext), func(w io.Writer) error {
-				return Render(w, f.Plot, ext)
-			}); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// Width and Height are every figure's size.
-const (
-	Width  = 16 * vg.Centimeter
-	Height = 11 * vg.Centimeter
-)
-
-// Render writes one plot as png or svg.
-func Render(w io.Writer, p *plot.Plot, format string) error {
-	widenFlat(&p.X)
-	widenFlat(&p.Y)
-	wt, err := p.WriterTo(Width, Height, format)
-	if err != nil {
-		return err
-	}
-	_, err = wt.WriteTo(w)
-	return err
-}
-
-// widenFlat gives an axis whose values are all equal up to rounding (every
-// seed of a point alike, a band of zero width) a range of ±5 % around
-// them, so it is drawn with a labelled value instead of a few ULPs.
-func widenFlat(a *plot.Axis) {
-	if math.IsInf(a.Min, 0) || math.IsInf(a.Max, 0) || !(a.Max >= a.Min) || !flat(a.Min, a.Max) {
-		return
-	}
-	mid := (a.Min + a.Max) / 2
-	d := 0.05 * math.Abs(mid)
-	if d == 0 {
-		d = 1
-	}
-	a.Min, a.Max = mid-d, mid+d
 }
 
 // All draws every figure of a sweep (per rate scale where it matters).
@@ -123,7 +69,29 @@ func All(results []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) ([]Fig
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, Figure{"latency-vs-completeness" + suffix, lc}, Figure{"metric-vs-n" + suffix, mn}, Figure{"gpu-util" + suffix, util})
+		head, err := TTFTCompletenessVsN(sub, g, meta)
+		if err != nil {
+			return nil, err
+		}
+		head.Name = "ttft-completeness-vs-n" + suffix
+		figs = append(figs, head)
+		if len(g.RateScales) > 1 && axisName == "N" && rate == g.RateScales[0] {
+			for _, n := range g.Ns {
+				fr, err := Frontier(results, g, n, metaAt(meta, n))
+				if err != nil {
+					return nil, err
+				}
+				figs = append(figs, Figure{Name: fmt.Sprintf("frontier-n%d", n), Plot: fr})
+			}
+		}
+		mnFig := Figure{Name: "metric-vs-n" + suffix, Plot: mn}
+		if !m.HigherBetter {
+			if mnFig, err = withCompleteness(mn, sub, g); err != nil {
+				return nil, err
+			}
+			mnFig.Name = "metric-vs-n" + suffix
+		}
+		figs = append(figs, Figure{Name: "latency-vs-completeness" + suffix, Plot: lc}, mnFig, Figure{Name: "gpu-util" + suffix, Plot: util})
 		for _, pol := range g.Policies {
 			cdf, err := TTFTCDF(sub, g, pol, meta)
 			if err != nil {
@@ -133,10 +101,39 @@ func All(results []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) ([]Fig
 			if err != nil {
 				return nil, err
 			}
-			figs = append(figs, Figure{"ttft-cdf-" + pol + suffix, cdf}, Figure{"ttft-by-decile-" + pol + suffix, dec})
+			decFig, err := withNotServedByDecile(dec, sub, g, pol)
+			if err != nil {
+				return nil, err
+			}
+			decFig.Name = "ttft-by-decile-" + pol + suffix
+			figs = append(figs, Figure{Name: "ttft-cdf-" + pol + suffix, Plot: cdf}, decFig)
 		}
 	}
 	return figs, nil
+}
+
+// withCompleteness stacks a latency figure drawn against the sweep's axis
+// over a completeness panel sharing that axis, so what a policy refused is
+// in view wherever its latency is.
+func withCompleteness(p *plot.Plot, rs []sweep.Result, g sweep.Grid) (Figure, error) {
+	fig := Figure{Title: p.Title.Text}
+	p.Title.Text = ""
+	c := newPanel("completeness", g, completenessHeight, true)
+	if err := completenessPanel(c, rs, g); err != nil {
+		return Figure{}, err
+	}
+	p.X.Min, p.X.Max = c.p.X.Min, c.p.X.Max
+	p.X.Label.Text = ""
+	p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
+	fig.Panels = []Panel{{p, Height - 4*vg.Centimeter}, {c.p, completenessHeight}}
+	return fig, nil
+}
+
+// metaAt is meta with N = n held fixed (and no rate scale: a frontier runs
+// through them).
+func metaAt(meta Meta, n int) Meta {
+	meta.Fixed = fmt.Sprintf("N = %d", n)
+	return meta
 }
 
 func filterRate(rs []sweep.Result, rate float64) []sweep.Result {
@@ -190,7 +187,8 @@ func newFigure(title, x, y string, meta Meta) *figure {
 	p.X.Tick.Marker = linTicks{}
 	p.Y.Tick.Marker = linTicks{}
 	p.Add(plotter.NewGrid())
-	return &figure{p: p}
+	p.Legend.Padding = vg.Points(2)
+	return &figure{p: p, dataW: 480, dataH: 250}
 }
 
 func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
@@ -244,80 +242,6 @@ func seedsPhrase(g sweep.Grid) string {
 	return fmt.Sprintf("each of %d seeds", g.Seeds)
 }
 
-// LatencyVsCompleteness: x completeness, y TTFT p50 over completed, one
-// curve per policy through increasing N (means over seeds), points
-// labelled by N.
-func LatencyVsCompleteness(rs []sweep.Result, g sweep.Grid, meta Meta) (*plot.Plot, error) {
-	axisName, axis := g.Axis()
-	f := newFigure("Latency vs completeness: TTFT over what was served, against how much was served",
-		"completeness (% of offered requests completed)", "TTFT p50 over completed (ms, log)", meta)
-	p := f.p
-	f.logY()
-	p.X.Tick.Marker = linTicks{percent: true}
-	labelled := map[int]bool{}
-	for _, n := range pickNs(axis, 5) {
-		labelled[n] = true
-	}
-	comp := byPolicyN(rs, g, func(r *sweep.Result) float64 { return r.Summary.Completeness })
-	ttft := byPolicyN(rs, g, func(r *sweep.Result) float64 { return r.Summary.TTFTMs.Pct("p50") })
-	var entries []string
-	lowest := 1.0
-	for i, pol := range g.Policies {
-		var xys plotter.XYs
-		var labels []string
-		for _, n := range axis {
-			c, t := comp[pol][n][0], ttft[pol][n][0]
-			if !finitePositive(t) {
-				continue
-			}
-			xys = append(xys, f.pt(c, t))
-			lowest = math.Min(lowest, c)
-			label := ""
-			if labelled[n] {
-				label = fmt.Sprintf("%d", n)
-			}
-			labels = append(labels, label)
-		}
-		if len(xys) == 0 {
-			continue
-		}
-		line, points, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return nil, err
-		}
-		line.Color, points.Color = plotutil.Color(i), plotutil.Color(i)
-		points.Shape = plotutil.Shape(i)
-		lab, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
-		if err != nil {
-			return nil, err
-		}
-		for j := range lab.TextStyle {
-			lab.TextStyle[j].Color = plotutil.Color(i)
-			lab.TextStyle[j].Font.Size = vg.Points(9)
-			lab.TextStyle[j].XAlign = 0.4
-			lab.TextStyle[j].YAlign = -0.5
-		}
-		p.Add(line, points, lab)
-		f.add(xys)
-		p.Legend.Add(pol, line, points)
-		entries = append(entries, pol)
-	}
-	mTTFT, _ := sweep.MetricByName("ttft-p50", 0)
-	mComp, _ := sweep.MetricByName("completeness", 0)
-	if g.Seeds > 1 && sweep.SeedsIdentical(rs, g, mTTFT) && sweep.SeedsIdentical(rs, g, mComp) {
-		p.Title.Text += fmt.Sprintf("\npoints: one replay (all %d seeds identical), labelled by %s", g.Seeds, axisName)
-	} else {
-		p.Title.Text += fmt.Sprintf("\npoints: means of %d seeds, labelled by %s", g.Seeds, axisName)
-	}
-	if len(axis) > 5 {
-		p.Title.Text += fmt.Sprintf(" (%d to %d along each curve, some labelled)", axis[0], axis[len(axis)-1])
-	}
-	lo := math.Min(math.Floor((lowest-0.005)*100)/100, 0.95)
-	p.X.Min, p.X.Max = lo, 1+0.03*(1-lo)
-	f.placeLegend(entries)
-	return p, nil
-}
-
 // MetricVsN: the crossover metric per policy against N, mean over seeds
 // with a 95 % band.
 func MetricVsN(rs []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) (*plot.Plot, error) {
@@ -365,7 +289,7 @@ func MetricVsN(rs []sweep.Result, g sweep.Grid, m sweep.Metric, meta Meta) (*plo
 		if err != nil {
 			return nil, err
 		}
-		line.Color, points.Color, points.Shape = c, c, plotutil.Shape(i)
+		line.Color, points.Color, points.Shape = c, c, filledGlyphs[i%len(filledGlyphs)]
 		p.Add(poly, line, points)
 		f.add(mid, band)
 		p.Legend.Add(pol, line, points)

@@ -60,12 +60,12 @@ func TestGoldenPlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(figs) != 7 {
-		t.Fatalf("%d figures, want 3 + 2 per policy", len(figs))
+	if len(figs) != 8 {
+		t.Fatalf("%d figures, want 4 + 2 per policy", len(figs))
 	}
 	for _, f := range figs {
 		var buf bytes.Buffer
-		if err := Render(&buf, f.Plot, "png"); err != nil {
+		if err := f.Render(&buf, "png"); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join("..", "testdata", "golden", "plots", f.Name+"_golden.png")
@@ -98,7 +98,7 @@ func TestIdenticalSeedsNoInterval(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range figs {
-			out[f.Name] = f.Plot.Title.Text
+			out[f.Name] = f.title()
 		}
 		return out
 	}
@@ -123,4 +123,12 @@ func TestIdenticalSeedsNoInterval(t *testing.T) {
 			t.Errorf("%s: seeds differ, yet the title says identical: %q", name, title)
 		}
 	}
+}
+
+// title is a figure's title: its plot's, or a stacked figure's.
+func (f Figure) title() string {
+	if f.Plot != nil {
+		return f.Plot.Title.Text
+	}
+	return f.Title
 }

@@ -81,8 +81,27 @@ func TTFTCDF(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot.Plot
 		p.Legend.Add(label, line)
 		entries = append(entries, label)
 	}
+	// Every policy's figure spans the same TTFTs, so they compare at a
+	// glance.
+	if lo, hi := completedRange(rs); hi > 0 {
+		p.X.Min, p.X.Max = math.Log10(lo)-0.02, math.Log10(hi)+0.02
+	}
 	f.placeLegend(entries)
 	return p, nil
+}
+
+// completedRange is the least and greatest TTFT of any completed request
+// in rs (every policy and N): the shared x range of the CDF figures.
+func completedRange(rs []sweep.Result) (lo, hi float64) {
+	lo = math.Inf(1)
+	for i := range rs {
+		for _, t := range rs[i].TTFTMs {
+			if t > 0 {
+				lo, hi = math.Min(lo, t), math.Max(hi, t)
+			}
+		}
+	}
+	return lo, hi
 }
 
 // TTFTByDecile: for one policy, mean TTFT of the completed requests
@@ -99,34 +118,7 @@ func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot
 	axisName, axis := g.Axis()
 	var entries []string
 	for i, n := range pickNs(axis, 6) {
-		var per [10][]float64
-		for _, r := range seedsAt(rs, g, pol, n) {
-			if len(r.ArrivalS) == 0 {
-				continue
-			}
-			first, last := r.ArrivalS[0], r.ArrivalS[0]
-			for _, a := range r.ArrivalS {
-				first, last = math.Min(first, a), math.Max(last, a)
-			}
-			span := last - first
-			var sum, cnt [10]float64
-			for j, a := range r.ArrivalS {
-				if r.TTFTMs[j] <= 0 {
-					continue
-				}
-				d := 0
-				if span > 0 {
-					d = max(min(int(10*(a-first)/span), 9), 0)
-				}
-				sum[d] += r.TTFTMs[j]
-				cnt[d]++
-			}
-			for d := range per {
-				if cnt[d] > 0 {
-					per[d] = append(per[d], sum[d]/cnt[d])
-				}
-			}
-		}
+		per := decileMeans(seedsAt(rs, g, pol, n))
 		var xs []float64
 		var ys []spread
 		for d := range per {
@@ -150,15 +142,64 @@ func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot
 		if err != nil {
 			return nil, err
 		}
-		pts.Color, pts.Shape = plotutil.Color(i), plotutil.Shape(i)
+		pts.Color, pts.Shape = plotutil.Color(i), filledGlyphs[i%len(filledGlyphs)]
 		p.Add(pts)
 		label := fmt.Sprintf("%s=%d", axisName, n)
 		p.Legend.Add(label, line, pts)
 		entries = append(entries, label)
 	}
+	// Every policy's figure spans the same TTFTs.
+	lo, hi := math.Inf(1), 0.0
+	for _, other := range g.Policies {
+		for _, n := range pickNs(axis, 6) {
+			for _, d := range decileMeans(seedsAt(rs, g, other, n)) {
+				for _, v := range d {
+					lo, hi = math.Min(lo, v), math.Max(hi, v)
+				}
+			}
+		}
+	}
+	if hi > 0 {
+		span := math.Log10(hi) - math.Log10(lo)
+		p.Y.Min, p.Y.Max = math.Log10(lo)-0.04*span-0.01, math.Log10(hi)+0.04*span+0.01
+	}
 	p.X.Min, p.X.Max = 0.5, 10.5
 	f.placeLegend(entries)
 	return p, nil
+}
+
+// decileMeans is, per tenth of the trace's arrival span, each seed's mean
+// TTFT of the completed requests arriving in it.
+func decileMeans(seeds []*sweep.Result) [10][]float64 {
+	var per [10][]float64
+	for _, r := range seeds {
+		if len(r.ArrivalS) == 0 {
+			continue
+		}
+		first, last := r.ArrivalS[0], r.ArrivalS[0]
+		for _, a := range r.ArrivalS {
+			first, last = math.Min(first, a), math.Max(last, a)
+		}
+		span := last - first
+		var sum, cnt [10]float64
+		for j, a := range r.ArrivalS {
+			if r.TTFTMs[j] <= 0 {
+				continue
+			}
+			d := 0
+			if span > 0 {
+				d = max(min(int(10*(a-first)/span), 9), 0)
+			}
+			sum[d] += r.TTFTMs[j]
+			cnt[d]++
+		}
+		for d := range per {
+			if cnt[d] > 0 {
+				per[d] = append(per[d], sum[d]/cnt[d])
+			}
+		}
+	}
+	return per
 }
 
 // GPUUtil: every GPU's simulated NVML utilization against N, in every
@@ -240,4 +281,87 @@ func checkRequests(rs []sweep.Result, arrivals bool) error {
 		}
 	}
 	return nil
+}
+
+// decileNotServed is, per tenth of the trace's arrival span, each seed's
+// share of the requests arriving in it that were not served.
+func decileNotServed(seeds []*sweep.Result) [10][]float64 {
+	var per [10][]float64
+	for _, r := range seeds {
+		if len(r.ArrivalS) == 0 {
+			continue
+		}
+		first, last := r.ArrivalS[0], r.ArrivalS[0]
+		for _, a := range r.ArrivalS {
+			first, last = math.Min(first, a), math.Max(last, a)
+		}
+		span := last - first
+		var miss, cnt [10]float64
+		for j, a := range r.ArrivalS {
+			d := 0
+			if span > 0 {
+				d = max(min(int(10*(a-first)/span), 9), 0)
+			}
+			cnt[d]++
+			if r.TTFTMs[j] < 0 {
+				miss[d]++
+			}
+		}
+		for d := range per {
+			if cnt[d] > 0 {
+				per[d] = append(per[d], miss[d]/cnt[d])
+			}
+		}
+	}
+	return per
+}
+
+// withNotServedByDecile stacks pol's TTFT-by-decile plot over a panel of
+// the share of each decile's arrivals not served, per N (median over
+// seeds): the mean TTFT above is over what was served, and this shows
+// what was not, and when. Its y range is shared by every policy's figure.
+func withNotServedByDecile(p *plot.Plot, rs []sweep.Result, g sweep.Grid, pol string) (Figure, error) {
+	fig := Figure{Title: p.Title.Text + "\nbelow: the share of each decile's arrivals not served (median of the seeds), same N colours"}
+	p.Title.Text = ""
+	p.X.Label.Text = ""
+	p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
+	_, axis := g.Axis()
+	f := newPanel("not served", g, completenessHeight, true)
+	f.p.X.Label.Text = "arrival decile of the trace"
+	f.p.X.Tick.Marker = linTicks{integer: true}
+	f.p.X.Min, f.p.X.Max = p.X.Min, p.X.Max
+	f.p.Y.Tick.Marker = linTicks{percent: true}
+	top := 0.0
+	for _, other := range g.Policies {
+		for _, n := range pickNs(axis, 6) {
+			for _, d := range decileNotServed(seedsAt(rs, g, other, n)) {
+				for _, v := range d {
+					top = math.Max(top, v)
+				}
+			}
+		}
+	}
+	f.p.Y.Min, f.p.Y.Max = 0, math.Max(0.01, top*1.1)
+	for i, n := range pickNs(axis, 6) {
+		per := decileNotServed(seedsAt(rs, g, pol, n))
+		var xys plotter.XYs
+		for d := range per {
+			if len(per[d]) > 0 {
+				xys = append(xys, plotter.XY{X: float64(d + 1), Y: spreadOf(per[d]).med})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		line, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return Figure{}, err
+		}
+		c := plotutil.Color(i)
+		line.Color, pts.Color, pts.Shape = c, c, filledGlyphs[i%len(filledGlyphs)]
+		f.p.Add(line, pts)
+		f.addLine(xys, true)
+	}
+	fig.Panels = []Panel{{p, Height - 4*vg.Centimeter}, {f.p, completenessHeight}}
+	return fig, nil
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 )
 
 // linTicks labels round values — multiples of 1, 2, 2.5 or 5 × 10^k —
@@ -114,11 +115,22 @@ func round(v float64, dec int) float64 {
 // part of the range unlabelled (a narrow range), at every integer
 // multiple of the decade; failing that at round linear steps. A choice is
 // kept when it labels at least three values and no gap between labels (or
-// the ends) exceeds 40 % of the axis.
-type logTicks struct{}
+// the ends) exceeds 40 % of the axis. With span (the axis' drawn length)
+// set, it takes the densest of 1-2-5, 1-2-3-5, 1-2-3-4-5-6-8 and 1…9 whose
+// labels stay apart on the page, so a range of 150–450 ms is labelled at
+// 200, 300 and 400, not only at 200.
+type logTicks struct {
+	span vg.Length
+	// gap is the least distance between labels' centres (0: labelSpacing,
+	// for a vertical axis; a horizontal one needs a label's width).
+	gap vg.Length
+}
+
+// labelSpacing is the least distance between two tick labels' centres.
+const labelSpacing = vg.Length(17)
 
 // Ticks implements plot.Ticker.
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 	if lo <= 0 {
 		lo = 1e-9
 	}
@@ -144,7 +156,29 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 		return true
 	}
-	for _, ms := range [][]float64{{1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+	// apart says the labels are far enough apart on the page.
+	apart := func(ts []plot.Tick) bool {
+		if t.span <= 0 {
+			return true
+		}
+		perLog := float64(t.span) / math.Log(hi/lo)
+		prev := math.Inf(-1)
+		for _, tk := range ts {
+			if tk.Label == "" {
+				continue
+			}
+			need := labelSpacing
+			if t.gap > 0 {
+				need = t.gap
+			}
+			if a := math.Log(tk.Value); (a-prev)*perLog < float64(need) {
+				return false
+			}
+			prev = math.Log(tk.Value)
+		}
+		return true
+	}
+	at := func(ms []float64) []plot.Tick {
 		var out []plot.Tick
 		for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
 			for m := 1.0; m <= 9; m++ {
@@ -161,7 +195,17 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 				out = append(out, tick)
 			}
 		}
-		if covers(out) {
+		return out
+	}
+	if t.span > 0 {
+		for _, ms := range [][]float64{{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 2, 3, 4, 5, 6, 8}, {1, 2, 3, 5}, {1, 2, 5}} {
+			if out := at(ms); covers(out) && apart(out) {
+				return out
+			}
+		}
+	}
+	for _, ms := range [][]float64{{1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+		if out := at(ms); covers(out) {
 			return out
 		}
 	}
@@ -179,13 +223,61 @@ func logLabel(v float64) string {
 
 // expTicks labels an axis that plots log10 of the values (figure.logY):
 // logTicks' values, placed at their logarithms.
-type expTicks struct{}
+type expTicks struct{ span, gap vg.Length }
 
 // Ticks implements plot.Ticker.
-func (expTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := logTicks{}.Ticks(math.Pow(10, lo), math.Pow(10, hi))
+func (t expTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := logTicks{t.span, t.gap}.Ticks(math.Pow(10, lo), math.Pow(10, hi))
 	for i := range ts {
 		ts[i].Value = math.Log10(ts[i].Value)
 	}
 	return ts
+}
+
+// nines maps a completeness c to its plotted position on a nines axis,
+// −log10(1 − c): 90 % → 1, 99 % → 2, 99.9 % → 3. Full completeness is
+// drawn at −log10(floor), floor being half a request's share.
+func nines(c, floor float64) float64 { return -math.Log10(math.Max(1-c, floor)) }
+
+// ninesTicks labels a nines axis with completeness in percent: at
+// 1 − m·10^−k for m = 5, 2, 1 (50 %, 80 %, 90 %, 95 %, 98 %, 99 %, …),
+// only the m = 1 ones when the others would crowd, and 100 % where full
+// completeness is drawn.
+type ninesTicks struct{ floor float64 }
+
+// Ticks implements plot.Ticker.
+func (t ninesTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return nil
+	}
+	top := -math.Log10(t.floor)
+	type cand struct {
+		at, c float64
+		dec   int
+		major bool
+	}
+	var cs []cand
+	for k := 0; k < 9; k++ {
+		for _, m := range []float64{5, 2, 1} {
+			c := 1 - m*math.Pow(10, -float64(k+1))
+			at := -math.Log10(m) + float64(k+1)
+			if at < lo-1e-9 || at > hi+1e-9 || at > top-0.15 {
+				continue
+			}
+			cs = append(cs, cand{at, c, max(k-1, 0) + 1, m == 1})
+		}
+	}
+	all := len(cs) <= 9
+	var out []plot.Tick
+	for _, c := range cs {
+		tk := plot.Tick{Value: c.at}
+		if all || c.major {
+			tk.Label = strconv.FormatFloat(round(100*c.c, c.dec), 'f', -1, 64) + "%"
+		}
+		out = append(out, tk)
+	}
+	if top >= lo-1e-9 && top <= hi+1e-9 {
+		out = append(out, plot.Tick{Value: top, Label: "100%"})
+	}
+	return out
 }

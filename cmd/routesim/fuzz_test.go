@@ -51,7 +51,7 @@ func fuzzFlags() []string {
 		"uncertainty", "turns", "refresh-metrics-interval", "scorers",
 		"sweep:uncertainty", "sweep:rate", "sweep:concurrency", "sweep:shard",
 		"plan:jobs", "plan:seed", "plan:shard",
-		"validate:draws", "validate:jobs", "calibrate:max-evals")
+		"validate:draws", "validate:jobs", "calibrate:max-evals", "plot:slo-ttft")
 }
 
 // FuzzFlags: random values for every numeric flag of every command (on a
@@ -86,6 +86,11 @@ func FuzzFlags(f *testing.F) {
 	seed("num-gpu-blocks-override", "1")
 	seed("plan:setting", "max-num-seqs=-1")
 	out := f.TempDir()
+	// plot redraws a sweep: one to redraw (its metric goodput, whose SLO
+	// the flag sets).
+	if _, _, err := runCLI(fuzzArgs("sweep", "seeds", filepath.Join(out, "plotted"))...); err != nil {
+		f.Fatal(err)
+	}
 	baseline := map[string]string{} // a template's own error, without the flag
 	f.Fuzz(func(t *testing.T, which uint16, value string) {
 		flag := flags[int(which)%len(flags)]
@@ -150,6 +155,8 @@ func fuzzArgs(cmd, flag, out string) []string {
 			"--out", filepath.Join(out, "plan")}, trace...)
 	case "validate":
 		return []string{"validate", "--list"}
+	case "plot":
+		return []string{"plot", filepath.Join(out, "plotted"), "--metric", "goodput"}
 	case "calibrate":
 		if flag == "max-evals" { // spec mode: the flag is checked before the (missing) spec is read
 			return []string{"calibrate", "--spec", filepath.Join(out, "no-such-spec.json"), "--quiet"}

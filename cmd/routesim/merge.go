@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/routesim/routesim/internal/atomicfile"
-	"github.com/routesim/routesim/plots"
 	"github.com/routesim/routesim/sweep"
 )
 
@@ -204,50 +203,4 @@ func writePoints(out string, sh *shardSet) error {
 		}
 	}
 	return d.Commit()
-}
-
-// plotCmd redraws a sweep's plots from its outputs: routesim plot DIR.
-func plotCmd(args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("routesim plot", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	metric := fs.String("metric", "", "metric for the metric-vs-N plot (default: the sweep's)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: routesim plot DIR [flags]\n\nRedraw a sweep's plots (PNG and SVG) into DIR/plots from DIR/points and DIR/manifest.json.\n\nFlags:\n%s", fs.FlagUsages())
-	}
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return usageError{fmt.Errorf("plot: want one sweep directory")}
-	}
-	dir := fs.Arg(0)
-	lock, err := claimDir(dir, "plot DIR", kindSweep)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	m, err := readManifest(dir)
-	if err != nil {
-		return err
-	}
-	if *metric != "" {
-		m.Metric = *metric
-	}
-	met, err := sweep.MetricByName(m.Metric, m.SLOTTFTMs)
-	if err != nil {
-		return usageError{err}
-	}
-	results, err := sweep.Load(dir, m.Grid.Points(), manifestDigest(m))
-	if err != nil {
-		return err
-	}
-	figs, err := plots.All(results, m.Grid, met, m.Meta)
-	if err != nil {
-		return err
-	}
-	if err := plots.Save(filepath.Join(dir, "plots"), figs); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "wrote %d plots (PNG and SVG) to %s/plots\n", len(figs), dir)
-	return err
 }
