@@ -201,7 +201,7 @@ func TestBuiltinProfilesValidAndStepTime(t *testing.T) {
 		}
 	}
 	b := Batch{PrefillTokens: 1000, PrefillTokenCtx: 5e5, PrefillAttnPairs: 3e5, DecodeSeqs: 10, DecodeCtxTokens: 20000}
-	lin, err := FindProfile("A100-SXM4-80GB", "llama-3.1-8b", 1)
+	lin, err := BLISProfileFor(deploy(t, "A100-80", "Llama-3.1-8B", 1, BF16))
 	if err != nil {
 		t.Fatal(err)
 	}

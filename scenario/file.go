@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/routesim/routesim/internal/inputerr"
+	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/workload"
 )
@@ -60,7 +61,7 @@ func LoadSource(path string, base Spec) (Spec, *Source, error) {
 	if src.Line("trace") > 0 && s.Trace != "" && !workload.IsEmbedded(s.Trace) && !filepath.IsAbs(s.Trace) {
 		s.Trace = filepath.Join(dir, s.Trace)
 	}
-	if src.Line("profile") > 0 && s.Profile != "" && s.Profile != "kernel-prior" && !filepath.IsAbs(s.Profile) {
+	if src.Line("profile") > 0 && s.Profile != "" && !model.IsBuiltinName(s.Profile) && !filepath.IsAbs(s.Profile) {
 		s.Profile = filepath.Join(dir, s.Profile)
 	}
 	if src.Line("engine") > 0 && src.Line("block_size") == 0 {
