@@ -81,3 +81,12 @@ func BLISProfileFor(d Deployment) (*Profile, error) {
 	return nil, fmt.Errorf("model: no BLIS fit for %s/%s/tp%d/%s; BLIS fits exist for %s",
 		d.GPU.Name, d.Model.Name, d.TP, d.Quant, strings.Join(have, ", "))
 }
+
+// SameArchitecture says whether two GPUs share an architecture as the
+// kernel model sees it: the same GPU, or two whose kernel library was
+// measured on that architecture and is the same (A100-40GB and -80GB;
+// H100 and H200).
+func SameArchitecture(a, b GPU) bool {
+	return strings.EqualFold(a.Name, b.Name) ||
+		(a.KernelLibrary == b.KernelLibrary && a.KernelSameArchitecture && b.KernelSameArchitecture)
+}
