@@ -205,18 +205,25 @@ func (s Summary) Nearest(d model.Deployment, engine string) (Entry, Relation, bo
 // TrustLine is the one line a run on profile p of deployment d (served by
 // engine) prints when p was not measured on d: the profile's kind and the
 // nearest validation case's measured error (Nearest), with the relation.
-// It is empty for a measured profile (kernel or linear fit).
+// It is empty for a measured profile (kernel or linear fit) of the run's
+// engine.
 func (s Summary) TrustLine(p *model.Profile, d model.Deployment, engine string) string {
 	kind := p.Basis()
+	otherEngine := engine == model.EngineTRTLLM && p.Engine != model.EngineTRTLLM
 	switch kind {
 	case model.BasisMeasured, model.BasisLinearFit:
-		return ""
+		if !otherEngine {
+			return ""
+		}
 	}
 	what := string(kind)
 	if from, ok := model.TransferredFrom(p); ok {
 		what = "transfer of " + from
 	}
 	line := fmt.Sprintf("trust: %s, not measured on this deployment", what)
+	if otherEngine {
+		line = fmt.Sprintf("trust: %s vLLM profile, not measured on TensorRT-LLM", what)
+	}
 	e, rel, ok := s.Nearest(d, engine)
 	if !ok {
 		return line + "; no validation case to compare (routesim validate)"

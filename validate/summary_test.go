@@ -258,6 +258,10 @@ func TestTrustLine(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
+	h100 := testDeploy(t, "H100", "Llama-3.1-8B", 1)
+	if got, want := trustSummary.TrustLine(meas, h100, model.EngineTRTLLM), "trust: measured vLLM profile, not measured on TensorRT-LLM; nearest validation case (another model on a GPU of the same architecture): trt-h100,"; !strings.HasPrefix(got, want) {
+		t.Errorf("a TensorRT-LLM run on a measured vLLM profile: %q, want %q…", got, want)
+	}
 	if got := (Summary{}).TrustLine(prior, a100, "vllm"); got != "trust: kernel prior, not measured on this deployment; no validation case to compare (routesim validate)" {
 		t.Errorf("no cases: %q", got)
 	}
