@@ -31,7 +31,7 @@ type Entry struct {
 	// Statistics counts the compared (run, statistic) pairs.
 	Statistics int `json:"statistics"`
 	// MaxAbsErrPct is the largest |predicted − measured| / measured, in
-	// per cent (one decimal), at Worst ("statistic at run").
+	// per cent (one decimal), at Worst ("statistic in run ARM").
 	MaxAbsErrPct  float64 `json:"max_abs_error_pct"`
 	Worst         string  `json:"worst"`
 	MeanAbsErrPct float64 `json:"mean_abs_error_pct"`
@@ -92,7 +92,7 @@ func entry(c Case, d model.Deployment, engine, how string, rows []calib.PredRow)
 		e.Statistics++
 		sum += a
 		if a > e.MaxAbsErrPct || e.Worst == "" {
-			e.MaxAbsErrPct, e.Worst = a, r.Stat+" at "+r.Arm
+			e.MaxAbsErrPct, e.Worst = a, r.Stat+" in run "+r.Arm
 		}
 	}
 	if e.Statistics > 0 {

@@ -152,8 +152,8 @@ func TestSummarizeTakesCheckedStatistics(t *testing.T) {
 		{Arm: "b", Stat: "ttft_ms_avg", ErrPct: math.NaN()},
 	}
 	e := entry(c, d, "vllm", "fitted", rows)
-	if e.Statistics != 3 || e.MaxAbsErrPct != 12.3 || e.Worst != "itl_ms_avg at a" || e.MeanAbsErrPct != 6.1 {
-		t.Errorf("entry %+v, want 3 statistics, max 12.3 (itl_ms_avg at a), mean 6.1", e)
+	if e.Statistics != 3 || e.MaxAbsErrPct != 12.3 || e.Worst != "itl_ms_avg in run a" || e.MeanAbsErrPct != 6.1 {
+		t.Errorf("entry %+v, want 3 statistics, max 12.3 (itl_ms_avg in run a), mean 6.1", e)
 	}
 	s := Summarize([]Result{{Pass: false, Summary: []Entry{e}}})
 	if len(s.Entries) != 1 || s.Entries[0].Pass {
