@@ -63,3 +63,13 @@ func TestTrustLineInHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateSummaryNeedsEveryCase: --summary writes the digest of every
+// case, so a --case subset is refused before anything runs.
+func TestValidateSummaryNeedsEveryCase(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "summary.json")
+	_, _, err := runCLI("validate", "--summary", f, "--case", "rtx4090-llama3.1-8b-llmservingsim")
+	if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), "--summary summarises every case") {
+		t.Errorf("err %v (exit %d), want a usage error", err, exitCode(err))
+	}
+}
