@@ -17,7 +17,9 @@ var kernelFS embed.FS
 // work — every layer's norms, QKV/O projections, rotary embedding, gated
 // MLP and residual adds — as a function of the tokens in the step (prefill
 // and decode tokens together: they share the GEMMs). Points are
-// interpolated linearly and extrapolated with the last slope.
+// interpolated linearly; past the last one the layers' time grows with
+// their FLOPs, linear in tokens, at the efficiency of the curve's
+// large-token end (EndNsPerToken).
 type LinearCurve struct {
 	Source string    `json:"source"`
 	Tokens []int     `json:"tokens"`
@@ -28,7 +30,14 @@ type LinearCurve struct {
 	CrossArchitecture bool `json:"cross_architecture,omitempty"`
 }
 
-// At is the curve's time for t tokens (0 for t ≤ 0).
+// At is the curve's time for t tokens (0 for t ≤ 0): the measured points
+// interpolated linearly, and past the last point T its time plus
+// EndNsPerToken for every further token. A measured curve's last segment
+// is noise, not physics: Vidur's H100 TP1 curve falls from 4,064 to 4,096
+// tokens, and continuing that slope made an 8,192-token step cost 69 % of
+// a 4,096-token one and, past about 17,000 tokens, leaves only the weight
+// read. The token-wise layers' FLOPs grow linearly with the tokens, and
+// a GEMM past the compute-bound knee runs no faster per FLOP on more rows.
 func (c *LinearCurve) At(t int) float64 {
 	n := len(c.Tokens)
 	if t <= 0 || n == 0 {
@@ -37,16 +46,35 @@ func (c *LinearCurve) At(t int) float64 {
 	if t <= c.Tokens[0] {
 		return c.Ns[0]
 	}
-	i := sort.SearchInts(c.Tokens, t)
-	if i < n && c.Tokens[i] == t {
-		return c.Ns[i]
+	if last := c.Tokens[n-1]; t > last {
+		return c.Ns[n-1] + c.EndNsPerToken()*float64(t-last)
 	}
-	if i >= n {
-		i = n - 1
+	i := sort.SearchInts(c.Tokens, t)
+	if c.Tokens[i] == t {
+		return c.Ns[i]
 	}
 	x0, x1 := float64(c.Tokens[i-1]), float64(c.Tokens[i])
 	y0, y1 := c.Ns[i-1], c.Ns[i]
 	return y0 + (y1-y0)*(float64(t)-x0)/(x1-x0)
+}
+
+// EndNsPerToken is the time per token of the curve's large-token end, what
+// At charges each token past the last point: the least-squares fit of time
+// proportional to tokens (to FLOPs: the rate the GEMMs achieve) over the
+// curve's upper half (tokens ≥ half the last), and never less than the
+// last point's own time per token. So past the last point the time never
+// falls, and its time per token stays between the last point's and the
+// slowest in the upper half. Its cost is a pass over the upper half; only
+// steps larger than every measured one pay it.
+func (c *LinearCurve) EndNsPerToken() float64 {
+	n := len(c.Tokens)
+	last := c.Tokens[n-1]
+	var sxy, sxx float64
+	for i := n - 1; i >= 0 && 2*c.Tokens[i] >= last; i-- {
+		x := float64(c.Tokens[i])
+		sxy, sxx = sxy+x*c.Ns[i], sxx+x*x
+	}
+	return max(sxy/sxx, c.Ns[n-1]/float64(last))
 }
 
 // WeightRead is the curve's one-token time: reading every linear weight
@@ -234,12 +262,11 @@ const extendedTo = 1 << 17
 // Extended returns c continued past its last measured point along the
 // straight line least squares fits to its upper half (tokens ≥ half the
 // last), with points at 2, 4, 8, … times the last token count up to
-// extendedTo. At extrapolates with the last segment's slope, which on a
-// measured curve is noise: the Vidur H100 TP1 curve falls from 4,064 to
-// 4,096 tokens, so its extrapolation shrinks and a 20,000-token step
-// computes nothing. The upper half of a curve is compute bound, so a line
-// through it is what more tokens cost. c is returned as is if its upper
-// half has fewer than 3 points or a slope ≤ 0.
+// extendedTo: the marginal cost of a token there (the line's slope), where
+// At charges its time per token (EndNsPerToken), a few per cent more. The
+// TensorRT-LLM prior, whose steps hold whole prompts, was fitted with this
+// continuation and keeps it. c is returned as is if its upper half has
+// fewer than 3 points or a slope ≤ 0.
 func (c *LinearCurve) Extended() *LinearCurve {
 	n := len(c.Tokens)
 	if n == 0 {

@@ -338,11 +338,13 @@ func BuiltinProfiles() []*Profile {
 // for the deployment's kernel prior instead of a file.
 const KernelPriorName = "kernel-prior"
 
-// ProfileFor returns the built-in profile for the deployment; where none
-// was measured, a transfer of the closest measured profile of the same
-// model (Transfer), else its kernel prior (measured kernel curves
-// transferred to it; eager: vLLM's --enforce-eager), and the roofline
-// estimate only if even that cannot be built.
+// ProfileFor returns the default profile for the deployment, always of the
+// kernel form (a layer curve, attention over the context, KV reads): the
+// built-in measured kernel profile (FindProfile); where none was measured,
+// a transfer of the closest measured profile of the same model (Transfer),
+// else its kernel prior (measured kernel curves transferred to it; eager:
+// vLLM's --enforce-eager), and the roofline estimate only if even that
+// cannot be built. A linear fit is never the default (BLISProfileFor).
 func ProfileFor(d Deployment, eager bool) *Profile {
 	if p, err := FindProfile(d.GPU.Name, d.Model.Name, d.TP); err == nil && p.Quant == d.Quant {
 		return p
@@ -382,28 +384,21 @@ func TRTLLMProfileFor(d Deployment) *Profile {
 	return nil
 }
 
-// FindProfile returns the built-in vLLM profile for a GPU, model and TP
-// degree: a kernel profile before a linear one, then the first by name.
-// Profiles of other engines (Profile.Engine) are not candidates.
+// FindProfile returns the built-in measured vLLM kernel profile for a GPU,
+// model and TP degree, the first by name. Linear fits (BLIS's, without
+// attention over the context or KV reads) are never a default: they are
+// asked for by name (BLISProfileFor). Profiles of other engines
+// (Profile.Engine) are not candidates.
 func FindProfile(gpu, llm string, tp int) (*Profile, error) {
 	var have []string
-	var linear *Profile
 	for _, p := range BuiltinProfiles() {
-		if p.Engine != "" {
+		if p.Engine != "" || !p.IsKernel() {
 			continue
 		}
 		if strings.EqualFold(p.GPU, gpu) && strings.EqualFold(p.Model, llm) && p.TP == tp {
-			if p.IsKernel() {
-				return p, nil
-			}
-			if linear == nil {
-				linear = p
-			}
+			return p, nil
 		}
 		have = append(have, fmt.Sprintf("%s/%s/tp%d", p.GPU, p.Model, p.TP))
-	}
-	if linear != nil {
-		return linear, nil
 	}
 	return nil, fmt.Errorf("model: no built-in profile for %s/%s/tp%d (have: %s); pass --profile FILE.json",
 		gpu, llm, tp, strings.Join(have, ", "))

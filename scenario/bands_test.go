@@ -52,7 +52,7 @@ func TestRunBandsDeterministic(t *testing.T) {
 // TestRunBandsNeedsAPosterior: a linear profile without one is refused.
 func TestRunBandsNeedsAPosterior(t *testing.T) {
 	s := bandsSpec()
-	s.GPU, s.Model = "A100-SXM4-80GB", "Llama-3.1-8B" // BLIS's published linear fit
+	s.GPU, s.Model, s.Profile = "A100-SXM4-80GB", "Llama-3.1-8B", "blis" // BLIS's published linear fit
 	b, err := s.Build(nil)
 	if err != nil {
 		t.Fatal(err)

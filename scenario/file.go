@@ -61,7 +61,7 @@ func LoadSource(path string, base Spec) (Spec, *Source, error) {
 	if src.Line("trace") > 0 && s.Trace != "" && !workload.IsEmbedded(s.Trace) && !filepath.IsAbs(s.Trace) {
 		s.Trace = filepath.Join(dir, s.Trace)
 	}
-	if src.Line("profile") > 0 && s.Profile != "" && s.Profile != "kernel-prior" && !filepath.IsAbs(s.Profile) {
+	if src.Line("profile") > 0 && s.Profile != "" && !model.IsBuiltinName(s.Profile) && !filepath.IsAbs(s.Profile) {
 		s.Profile = filepath.Join(dir, s.Profile)
 	}
 	if src.Line("gpu") > 0 && model.IsFileArg(s.GPU) && !filepath.IsAbs(s.GPU) {

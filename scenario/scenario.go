@@ -52,8 +52,9 @@ type Spec struct {
 	TP      int    `json:"tp"`
 	Quant   string `json:"quant"`
 	KVDtype string `json:"kv_cache_dtype"`
-	// Profile is a profile file; empty means the built-in profile for the
-	// deployment (or its roofline estimate).
+	// Profile is a profile file; empty means the default profile for the
+	// deployment (model.ProfileFor); kernel-prior its kernel prior, blis
+	// its BLIS linear fit.
 	Profile string `json:"profile"`
 
 	BlockSize           int     `json:"block_size"`
@@ -344,7 +345,9 @@ func (s *Spec) Deployment() (model.Deployment, error) {
 // deployment (a roofline estimate where none was measured). TensorRT-LLM
 // workers take the deployment's TensorRT-LLM fit, or a transfer of one
 // (model.TRTLLMProfileFor), where there is one, else its vLLM profile;
-// kernel-prior is TensorRT-LLM's kernel prior for them. A TensorRT-LLM run
+// kernel-prior is TensorRT-LLM's kernel prior for them; blis is the
+// deployment's BLIS linear fit (model.BLISProfileFor), a comparison that
+// no deployment takes by default. A TensorRT-LLM run
 // gets a vLLM profile with the dynamo-trtllm stack's own terms
 // (model.ForStack); a TensorRT-LLM profile's step times already include
 // the executor's host gap, so it runs on that stack as it is.
@@ -386,6 +389,17 @@ func (s *Spec) loadProfile() (*model.Profile, error) {
 			return p, nil
 		}
 		p, _, err := model.KernelPrior(dep, model.DefaultCatalogue(), s.EnforceEager)
+		if err != nil {
+			return nil, inputerr.Wrap("profile", fmt.Errorf("%s: %w", s.Profile, err))
+		}
+		return p, nil
+	}
+	if s.Profile == model.BLISName {
+		dep, err := s.Deployment()
+		if err != nil {
+			return nil, err
+		}
+		p, err := model.BLISProfileFor(dep)
 		if err != nil {
 			return nil, inputerr.Wrap("profile", fmt.Errorf("%s: %w", s.Profile, err))
 		}

@@ -80,6 +80,7 @@ func runTRTBenchCase(c Case, dir string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	out.Rows = append(out.Rows, predRows(label(dep), preds)...)
+	out.Summary = append(out.Summary, entry(c, dep, model.EngineTRTLLM, fmt.Sprintf("fitted on %d other rows of this deployment", len(fitRows)), out.Rows))
 	for _, t := range tc.Transfer {
 		rows, to, err := t.Select(all, cat)
 		if err != nil {
@@ -101,7 +102,9 @@ func runTRTBenchCase(c Case, dir string, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		out.Rows = append(out.Rows, predRows(label(to)+" (transferred)", preds)...)
+		tr := predRows(label(to)+" (transferred)", preds)
+		out.Rows = append(out.Rows, tr...)
+		out.Summary = append(out.Summary, entry(c, to, model.EngineTRTLLM, "transferred from the fit on "+label(dep)+", nothing fitted on this deployment", tr))
 	}
 	out.Checks = accept(c, out.Rows)
 	out.Pass = true

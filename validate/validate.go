@@ -126,6 +126,9 @@ type Result struct {
 	// Terms describe the fitted terms against their priors, where the
 	// case's kind reports them (trtllm-bench).
 	Terms []string `json:"terms,omitempty"`
+	// Summary is what the case says about each deployment it predicted
+	// (Summarize, Trust).
+	Summary []Entry `json:"summary"`
 }
 
 // Run validates every selected case.
@@ -220,8 +223,10 @@ func runCase(c Case, opt Options) (*Result, error) {
 	res := &Result{Case: c}
 	var prof *model.Profile
 	var post *model.Posterior
+	how := "the kernel prior, nothing fitted"
 	switch {
 	case c.Fit != "":
+		how = "fitted on its light runs"
 		spec, err := calib.LoadSpec(filepath.Join(dir, c.Fit))
 		if err != nil {
 			return nil, err
@@ -237,6 +242,8 @@ func runCase(c Case, opt Options) (*Result, error) {
 		setup := pred.Runs[0].Setup
 		if c.Profile != "built-in" {
 			setup.Profile = model.KernelPriorName
+		} else {
+			how = "the built-in profile on the runs it was fitted to"
 		}
 		b, err := setup.Build(nil)
 		if err != nil {
@@ -257,12 +264,26 @@ func runCase(c Case, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res.Rows = rows
+	setup := pred.Runs[0].Setup
+	dep, err := setup.Deployment()
+	if err != nil {
+		return nil, err
+	}
+	res.Summary = []Entry{entry(c, dep, engineName(setup.Engine), how, rows)}
 	res.Checks = accept(c, rows)
 	res.Pass = true
 	for _, ch := range res.Checks {
 		res.Pass = res.Pass && ch.Pass
 	}
 	return res, nil
+}
+
+// engineName is a setup's engine as summaries name it.
+func engineName(engine string) string {
+	if engine == "" {
+		return "vllm"
+	}
+	return engine
 }
 
 // extract copies a case's embedded files to a fresh temporary directory,

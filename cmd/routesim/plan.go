@@ -303,7 +303,7 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := writePlanOutputs(pf, o, base); err != nil {
 		return err
 	}
-	return printPlan(stdout, pf, o)
+	return printPlan(stdout, pf, o, specTrustLine(&base))
 }
 
 // runStats decodes every run's objective figures (the point's and its

@@ -184,14 +184,18 @@ func printPlanDryRun(w io.Writer, pf planFlags, labels []string) error {
 	return err
 }
 
-func printPlan(w io.Writer, pf planFlags, o planOutput) error {
+func printPlan(w io.Writer, pf planFlags, o planOutput, trust string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "routesim plan: smallest N in %d..%d meeting %s in ≥ %.0f %% of %d runs per size (%d seeds",
 		pf.ns[0], pf.ns[len(pf.ns)-1], o.SLO, 100*o.Confidence, o.Seeds*(1+o.Draws), o.Seeds)
 	if o.Draws > 0 {
 		fmt.Fprintf(&b, " × (the fitted profile + %d coefficient draws)", o.Draws)
 	}
-	b.WriteString(")\n\n")
+	b.WriteString(")\n")
+	if trust != "" {
+		b.WriteString(trust + "\n")
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "  %-22s %-28s %5s %5s %10s %10s %10s %9s %8s %8s %s\n", "policy", "setting", "min N", "GPUs", "TTFT p95", "ITL p95", "E2E p95", "complete", "goodput", "margin", "sizes run")
 	for _, e := range o.Plans {
 		setting := strings.TrimSuffix(strings.TrimPrefix(settingLabel(e.Settings, e.TrafficScale), " ("), ")")

@@ -49,15 +49,27 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "GPU\tMODEL\tTP\tQUANT\tKIND\tFORM\tPREFILL µs/tok\tPREFILL MFU\tDECODE HBM\tFIT ERROR\tNAME")
+	fmt.Fprintln(tw, "GPU\tMODEL\tTP\tQUANT\tKIND\tFORM\tPREFILL µs/tok\tPREFILL MFU\tDECODE HBM\tFIT ERROR\tUSED\tNAME")
 	builtin := map[string]bool{}
+	blis := map[string]string{}
 	cat := model.DefaultCatalogue()
-	trt := 0
+	trt, nBLIS := 0, 0
 	for _, p := range profiles {
-		if p.Engine == "" {
-			builtin[fmt.Sprintf("%s/%s/%d/%s", strings.ToLower(p.GPU), strings.ToLower(p.Model), p.TP, p.Quant)] = true
-		} else {
-			trt++
+		key := fmt.Sprintf("%s/%s/%d/%s", strings.ToLower(p.GPU), strings.ToLower(p.Model), p.TP, p.Quant)
+		used := "default"
+		switch {
+		case len(*files) > 0:
+			used = "--profile FILE"
+		case p.Engine != "":
+			used, trt = "--engine trtllm", trt+1
+		case p.IsBLIS():
+			used, nBLIS = "--profile blis", nBLIS+1
+			blis[key] = p.Name
+		case p.IsKernel():
+			builtin[key] = true
+			if def, err := model.FindProfile(p.GPU, p.Model, p.TP); err != nil || def.Name != p.Name || def.Quant != p.Quant {
+				used = "transfers only" // another profile of its deployment is the default
+			}
 		}
 		form := "linear"
 		if p.IsKernel() {
@@ -68,7 +80,7 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 			im := p.Implied(d)
 			pre, mfu, hbm = fmt.Sprintf("%.1f", im.PrefillNsPerToken/1e3), fmt.Sprintf("%.0f%%", 100*im.PrefillMFU), fmt.Sprintf("%.0f%%", 100*im.DecodeHBMUtil)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.Model, p.TP, p.Quant, p.Kind, form, pre, mfu, hbm, p.FitError, p.Name)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.Model, p.TP, p.Quant, p.Basis(), form, pre, mfu, hbm, p.FitError, used, p.Name)
 		if *verbose {
 			fmt.Fprintf(tw, "\tsource: %s\t\t\t\t\t\n", p.Source)
 			fmt.Fprintf(tw, "\t%s (routesim stacks)\t\t\t\t\t\n", stackLine(p))
@@ -94,6 +106,9 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 	tw.Flush()
 	fmt.Fprintf(stdout, "\nPREFILL: a %d-token fresh chunk's step time per token and the FLOPs it executes (linear layers and causal attention; lm_head only for sampled tokens) over peak; DECODE HBM: a %d-sequence × %d-token decode step's bytes over peak bandwidth.\n",
 		model.ImpliedRefChunk, model.ImpliedRefDecodeSeq, model.ImpliedRefDecodeCtx)
+	if nBLIS > 0 {
+		fmt.Fprintf(stdout, "Profiles named *.blis are BLIS's linear fits (form linear: step time linear in prefill and decode tokens, no attention over the context, no KV reads), kept for comparison under --profile blis and never a default: with prompts of thousands of tokens they predict steps far too short. Their deployments run on the default listed below.\n")
+	}
 	if trt > 0 {
 		fmt.Fprintf(stdout, "Profiles named *.trtllm-bench describe TensorRT-LLM workers (--engine trtllm) only: fitted to published trtllm-bench throughput; --engine trtllm carries them to other GPUs and TP degrees of their model and architecture (flagged as transferred), and runs any other deployment on its vLLM profile below.\n")
 	}
@@ -112,27 +127,29 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 					if _, err := d.KVBlocks(16, model.Engine{MaxNumBatchedTokens: 2048, MaxNumSeqs: 256}); err != nil {
 						continue // does not fit
 					}
-					kind := "roofline"
 					p := model.ProfileFor(d, false)
-					src, transferred := model.TransferredFrom(p)
-					switch {
+					kind, detail := string(p.Basis()), ""
+					switch src, transferred := model.TransferredFrom(p); {
 					case transferred:
-						kind = "transfer of " + src
-						if *verbose {
-							kind += "\n      " + p.Note
-						}
+						detail = "of " + src
 					case p.IsKernel():
-						kind = "kernel prior: " + strings.SplitN(p.LinearCurve.Source, ",", 2)[0]
+						detail = strings.SplitN(p.LinearCurve.Source, ",", 2)[0]
 						if p.LinearCurve.CrossArchitecture {
-							kind += " (cross-architecture)"
+							detail += " (cross-architecture)"
 						}
 					}
-					roof = append(roof, fmt.Sprintf("%s/%s/tp%d/%s\t%s", g.Name, m.Name, tp, q, kind))
+					if b, ok := blis[fmt.Sprintf("%s/%s/%d/%s", strings.ToLower(g.Name), strings.ToLower(m.Name), tp, q)]; ok {
+						detail += "; comparison: --profile blis (" + b + ")"
+					}
+					if transferred := kind == string(model.BasisTransfer); transferred && *verbose {
+						detail += "\n      " + p.Note
+					}
+					roof = append(roof, fmt.Sprintf("%s/%s/tp%d/%s\t%s\t%s", g.Name, m.Name, tp, q, kind, detail))
 				}
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "\nEvery other deployment that fits in memory runs uncalibrated (kind \"transfer\" or \"roofline\", flagged in every output): a transfer of the closest measured profile of its model (same GPU, else same architecture; its kernel prior scaled by the measured/prior ratios, assumptions in the profile's note), else its kernel prior — the measured layer curve of its architecture's library transferred by FLOP and byte ratios, with priors for the other terms — or, where none applies, a roofline estimate:\n")
+	fmt.Fprintf(stdout, "\nEvery other deployment that fits in memory runs uncalibrated (kind \"transfer\", \"kernel prior\" or \"roofline\", flagged in every output, with the nearest validation case's error): a transfer of the closest measured profile of its model (same GPU, else same architecture; its kernel prior scaled by the measured/prior ratios, assumptions in the profile's note), else its kernel prior — the measured layer curve of its architecture's library transferred by FLOP and byte ratios, with priors for the other terms — or, where none applies, a roofline estimate:\n")
 	tw = tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
 	for _, r := range roof {
 		fmt.Fprintf(tw, "  %s\n", r)

@@ -70,3 +70,70 @@ func TestProfilesLists(t *testing.T) {
 		}
 	}
 }
+
+// TestProfilesSaysEachDefaultsKind: the listing marks BLIS's linear fits
+// as comparisons (--profile blis), never a default; every default among
+// the built-in rows is a measured kernel profile; every other deployment
+// names its default's kind (transfer, kernel prior or roofline), and those
+// with a BLIS fit say it is there for comparison.
+func TestProfilesSaysEachDefaultsKind(t *testing.T) {
+	out, _, err := runCLI("profiles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blis := 0
+	for _, p := range model.BuiltinProfiles() {
+		var row string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasSuffix(l, " "+p.Name) {
+				row = l
+			}
+		}
+		switch {
+		case row == "":
+			t.Errorf("%s: no row", p.Name)
+		case p.IsBLIS():
+			blis++
+			if !strings.Contains(row, " linear fit ") || !strings.Contains(row, " --profile blis ") {
+				t.Errorf("BLIS fit's row does not say it is a linear fit for --profile blis:\n%s", row)
+			}
+		case strings.Contains(row, " default "):
+			if !strings.Contains(row, " measured ") || !strings.Contains(row, " kernel ") {
+				t.Errorf("a default that is not a measured kernel profile:\n%s", row)
+			}
+		}
+	}
+	if blis != 4 {
+		t.Errorf("%d BLIS rows, want 4", blis)
+	}
+	_, rest, ok := strings.Cut(out, "runs uncalibrated")
+	if !ok {
+		t.Fatal("fallback section missing")
+	}
+	kinds := map[string]int{}
+	for _, l := range strings.Split(rest, "\n")[1:] {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		f := strings.Fields(l)
+		kind := f[1]
+		if kind == "kernel" {
+			kind += " " + f[2]
+		}
+		kinds[kind]++
+		if kind != "transfer" && kind != "kernel prior" && kind != "roofline" {
+			t.Errorf("fallback line of kind %q: %s", kind, l)
+		}
+	}
+	if kinds["transfer"] == 0 || kinds["kernel prior"] == 0 {
+		t.Errorf("fallback kinds %v: want transfers and kernel priors", kinds)
+	}
+	for _, want := range []string{
+		"A100-SXM4-80GB/Llama-3.1-8B/tp1/bf16   kernel prior  vidur-A100-SXM4-80GB-Meta-Llama-3-8B; comparison: --profile blis (a100-sxm4-80gb.llama-3.1-8b.tp1.blis)",
+		"H100-SXM5-80GB/Llama-3.1-8B/tp2/bf16   transfer      of h100-sxm5-80gb.llama-3.1-8b.tp1.mlenergy; comparison: --profile blis (h100-sxm5-80gb.llama-3.1-8b.tp2.blis)",
+	} {
+		if !strings.Contains(rest, want) {
+			t.Errorf("fallback section lacks %q", want)
+		}
+	}
+}

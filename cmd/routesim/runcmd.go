@@ -309,11 +309,16 @@ func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summ
 		Version, workloadName(st, f), s.Offered, st.Config.NumWorkers(), st.Deploy.GPU.Name, st.Deploy.Model.Name, st.Deploy.TP, f.Policy, f.Seed)
 	printFileInputs(w, st.Deploy)
 	printImplied(w, st.Deploy, p)
+	trust := trustLine(f, p, st.Deploy)
 	if wk := st.Config.Front().Worker; wk.Engine == sim.TRTLLM {
-		printTRTLLMHeader(w, p, wk)
+		printTRTLLMHeader(w, p, wk, trust)
 	} else {
-		fmt.Fprintf(w, "profile %s [%s]; KV %d blocks × %d tokens per worker; max-num-batched-tokens %d, max-num-seqs %d, max-model-len %d\n\n",
+		fmt.Fprintf(w, "profile %s [%s]; KV %d blocks × %d tokens per worker; max-num-batched-tokens %d, max-num-seqs %d, max-model-len %d\n",
 			p.Name, p.Kind, wk.KVBlocks, wk.BlockSize, wk.MaxNumBatchedTokens, wk.MaxNumSeqs, wk.MaxModelLen)
+		if trust != "" {
+			fmt.Fprintln(w, trust)
+		}
+		fmt.Fprintln(w)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "offered\tcompleted\tcompleteness\t%s\t\n", strings.Join(rejectedKeys(), "\t"))
@@ -357,10 +362,10 @@ func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summ
 	return err
 }
 
-// printTRTLLMHeader is the summary's second header line for TensorRT-LLM
-// workers, with TensorRT-LLM's names for the settings (a vLLM run's header
+// printTRTLLMHeader is the summary's header lines after the first for
+// TensorRT-LLM workers (and the trust line, if any), with TensorRT-LLM's names for the settings (a vLLM run's header
 // names no engine: vLLM is the default, and its summary stays as it was).
-func printTRTLLMHeader(w io.Writer, p *model.Profile, wk sim.WorkerConfig) {
+func printTRTLLMHeader(w io.Writer, p *model.Profile, wk sim.WorkerConfig, trust string) {
 	onOff := func(b bool) string {
 		if b {
 			return "on"
@@ -371,6 +376,9 @@ func printTRTLLMHeader(w io.Writer, p *model.Profile, wk sim.WorkerConfig) {
 		wk.CapacityPolicy, onOff(wk.ChunkedPrefill), onOff(!wk.NoOverlap), onOff(!wk.NoPrefixCaching))
 	fmt.Fprintf(w, "profile %s [%s] (%s); KV %d blocks × %d tokens per worker; max_num_tokens %d, max_batch_size %d, max_seq_len %d\n",
 		p.Name, p.Kind, trtllmStepTimes(p), wk.KVBlocks, wk.BlockSize, wk.MaxNumBatchedTokens, wk.MaxNumSeqs, wk.MaxModelLen)
+	if trust != "" {
+		fmt.Fprintln(w, trust)
+	}
 	fmt.Fprintf(w, "%s (routesim stacks)\n\n", stackLine(p))
 }
 

@@ -37,7 +37,7 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.IntVar(&s.TP, "tp", s.TP, "tensor-parallel degree of a worker")
 	fs.StringVar(&s.Quant, "quant", s.Quant, "weight format: bf16 or fp8")
 	fs.StringVar(&s.KVDtype, "kv-cache-dtype", s.KVDtype, "KV cache element type: auto (= bf16) or fp8")
-	fs.StringVar(&s.Profile, "profile", s.Profile, "step-time profile JSON (default: the built-in one for --gpu/--model/--tp, else a roofline estimate)")
+	fs.StringVar(&s.Profile, "profile", s.Profile, "step-time profile JSON, or kernel-prior, or blis (the deployment's BLIS linear fit, for comparison; routesim profiles lists them); default: the deployment's measured kernel profile, else a transfer of a measured one, else its kernel prior")
 	fs.StringVar(&s.Engine, "engine", s.Engine, "serving engine of every worker: vllm (vLLM V1) or trtllm (TensorRT-LLM 1.3.0rc14's PyTorch executor, as Dynamo 1.2.0 ships it; step times stay the deployment's profile's)")
 	fs.Lookup("engine").DefValue = "vllm"
 	fs.IntVar(&s.BlockSize, "block-size", s.BlockSize, "KV block size in tokens (must divide 512; 64 for vllm, 32 — TensorRT-LLM's tokens_per_block — for --engine trtllm unless set)")

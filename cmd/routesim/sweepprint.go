@@ -15,6 +15,9 @@ import (
 func printCrossovers(w io.Writer, m *sweepManifest, results []sweep.Result, cross, comp []sweep.Crossover, dir string) error {
 	axis, values := m.Grid.Axis()
 	fmt.Fprintf(w, "routesim sweep: %s on %s, N %v, %d seeds, policies %s; crossover along %s %v\n", m.Meta.Model, m.Meta.GPU, m.Grid.Ns, m.Grid.Seeds, strings.Join(m.Grid.Policies, ", "), axis, values)
+	if line := specTrustLine(&m.Base); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	if line := offeredLine(m); line != "" {
 		fmt.Fprintln(w, line)
 	}

@@ -24,6 +24,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) error {
 	jobs := fs.Int("jobs", runtime.NumCPU(), "simulations in parallel")
 	out := fs.String("out", "", "write validation.json to this directory")
 	strict := fs.Bool("strict", false, "exit 1 if any acceptance check fails")
+	summary := fs.String("summary", "", "also write the summary runs quote to say how far to trust them (every case's deployment, how it was predicted, its errors) to this file; routesim embeds validate/summary.json, regenerated with --summary validate/summary.json")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim validate [--case NAME,...] [--out DIR]\n\nCalibrate on measured light runs, predict measured saturated ones (embedded, with their sources), print measured vs predicted with the model-uncertainty band, and check issue 10's acceptance.\n\nFlags:\n%s", fs.FlagUsages())
@@ -39,6 +40,9 @@ func validateCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := checkJobs(*jobs); err != nil {
 		return usageError{err}
+	}
+	if *summary != "" && len(*cases) > 0 {
+		return usageError{fmt.Errorf("--summary summarises every case: drop --case")}
 	}
 	if *list {
 		all, err := validate.Cases()
@@ -91,6 +95,13 @@ func validateCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s/validation.json\n", *out)
+	}
+	if *summary != "" {
+		sum := validate.Summarize(res)
+		if err := atomicfile.WriteFile(*summary, func(w io.Writer) error { _, err := w.Write(sum.Marshal()); return err }); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", *summary)
 	}
 	if *strict {
 		for _, r := range res {
