@@ -200,7 +200,7 @@ func TestNearest(t *testing.T) {
 		{"A100-80GB", "Llama-3.1-8B", 2, "vllm", "a100-8b", SameGPUAndModel},
 		{"A100-40GB", "Llama-3.1-8B", 1, "vllm", "a100-8b", SameArchitectureAndModel},
 		{"H200", "Llama-3.1-8B", 1, "vllm", "h100-8b", SameArchitectureAndModel},
-		{"RTX-4090", "Llama-3.1-8B", 1, "vllm", "a100-8b", SameModel},    // a100-8b before h100-8b by name
+		{"RTX-4090", "Llama-3.1-8B", 1, "vllm", "a100-8b", SameModel},      // a100-8b before h100-8b by name
 		{"A100-80GB", "Qwen3-32B", 1, "vllm", "a100-8b", SameArchitecture}, // the same GPU first
 		{"A100-40GB", "Qwen3-32B", 1, "vllm", "a100-qwen", SameArchitecture},
 		{"H200", "Llama-3.1-70B", 4, "vllm", "h100-2-7b", SameArchitecture}, // the TensorRT-LLM cases are another engine
