@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/routesim/routesim/report/parquet"
+	"github.com/routesim/routesim/report/parquet/parquettest"
 )
 
 // smallSweep is a quick grid: 2 sizes × 2 policies × 2 seeds on 200 requests.
@@ -132,51 +131,37 @@ func removeFlag(args []string, flag string) []string {
 func TestSweepParquetReadsBack(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s")
 	sweepTo(t, dir, "--per-request")
-	for name, rows := range map[string]int64{"summary.parquet": 8, "requests.parquet": 8 * 200} {
-		f, err := os.Open(filepath.Join(dir, name))
+	for name, rows := range map[string]int{"summary.parquet": 8, "requests.parquet": 8 * 200} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rdr, err := file.NewParquetReader(f)
+		pf, err := parquettest.Read(data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fr, _ := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-		tbl, err := fr.ReadTable(context.Background())
-		if err != nil {
-			t.Fatal(err)
+		if n := len(pf.Columns[0].Ints); n != rows {
+			t.Errorf("%s: %d rows, want %d", name, n, rows)
 		}
-		if tbl.NumRows() != rows {
-			t.Errorf("%s: %d rows, want %d", name, tbl.NumRows(), rows)
-		}
-		sch := tbl.Schema()
 		// Column names are SQL-safe, and the same as the CSV's where
 		// the sweep writes one (per-request rows are Parquet only).
 		csvHead, csvErr := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(name, ".parquet")+".csv"))
 		var names []string
-		for _, f := range sch.Fields() {
-			names = append(names, f.Name)
-			if strings.ContainsAny(f.Name, "-. ") {
-				t.Errorf("%s column %q needs quoting in SQL", name, f.Name)
+		for _, c := range pf.Columns {
+			names = append(names, c.Name)
+			if strings.ContainsAny(c.Name, "-. ") {
+				t.Errorf("%s column %q needs quoting in SQL", name, c.Name)
 			}
 		}
 		if h, _, _ := strings.Cut(string(csvHead), "\n"); csvErr == nil && h != strings.Join(names, ",") {
 			t.Errorf("%s columns differ from the CSV's:\n%s\n%s", name, strings.Join(names, ","), h)
 		}
-		if idx := sch.FieldIndices("ttft_ms"); name == "requests.parquet" && len(idx) == 1 {
-			if u, _ := sch.Field(idx[0]).Metadata.GetValue("unit"); u != "ms" {
-				t.Errorf("%s ttft_ms unit %q", name, u)
-			}
+		if c := pf.Column("ttft_ms"); name == "requests.parquet" && (c == nil || c.Unit != "ms") {
+			t.Errorf("%s: no ttft_ms column in ms", name)
 		}
-		if idx := sch.FieldIndices("ttft_ms_p50"); name == "summary.parquet" {
-			if len(idx) != 1 || sch.Field(idx[0]).Type.Name() != "float64" {
-				t.Errorf("summary.parquet ttft_ms_p50: %v", idx)
-			} else if u, _ := sch.Field(idx[0]).Metadata.GetValue("unit"); u != "ms" {
-				t.Errorf("summary.parquet ttft_ms_p50 unit %q", u)
-			}
+		if c := pf.Column("ttft_ms_p50"); name == "summary.parquet" && (c == nil || c.Kind != parquet.Float64 || c.Unit != "ms") {
+			t.Errorf("summary.parquet: no float ttft_ms_p50 column in ms")
 		}
-		tbl.Release()
-		f.Close()
 	}
 }
 
