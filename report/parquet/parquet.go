@@ -1,11 +1,12 @@
 // Package parquet writes typed tables as Parquet files (zstd) with Apache
 // Arrow for Go's low-level Parquet writer (parquet/file column writers
 // over a parquet/schema tree), not its Arrow bridge pqarrow, whose imports
-// pull Arrow Flight, gRPC and protobuf into the build. Each column carries
-// its unit in the Arrow field metadata ("unit"), stored in the file's
-// embedded Arrow schema ("ARROW:schema", as pqarrow stores it), so Arrow
-// readers see the same schema as before. The simulator never imports this
-// package; the CLI does.
+// pull Arrow Flight, gRPC and protobuf into the build. A column's unit is
+// in the file's key-value metadata ("routesim.unit.<column>", which DuckDB's
+// parquet_kv_metadata() lists) and in the Arrow field metadata ("unit") of
+// the embedded Arrow schema ("ARROW:schema", as pqarrow stores it), which
+// Arrow readers (pyarrow, pandas) take their schema from. The simulator
+// never imports this package; the CLI does.
 package parquet
 
 import (
@@ -56,8 +57,16 @@ func (c *Column) len() int {
 	return len(c.Strings)
 }
 
-// Write writes the columns as one Parquet file (one row group).
-func Write(w io.Writer, cols []Column) error {
+// KeyValue is one entry of a file's key-value metadata.
+type KeyValue struct{ Key, Value string }
+
+// UnitKeyPrefix begins the key-value metadata key of a column's unit.
+const UnitKeyPrefix = "routesim.unit."
+
+// Write writes the columns as one Parquet file (one row group). Its
+// key-value metadata is meta, then UnitKeyPrefix+name → unit for each
+// column that has a unit, then the Arrow schema.
+func Write(w io.Writer, cols []Column, meta ...KeyValue) error {
 	if len(cols) == 0 {
 		return fmt.Errorf("parquet: no columns")
 	}
@@ -79,7 +88,7 @@ func Write(w io.Writer, cols []Column) error {
 	if err != nil {
 		return err
 	}
-	kv, err := arrowSchemaMetadata(cols)
+	kv, err := keyValues(cols, meta)
 	if err != nil {
 		return err
 	}
@@ -160,18 +169,36 @@ func ArrowSchema(cols []Column) *arrow.Schema {
 	return arrow.NewSchema(fields, nil)
 }
 
-// arrowSchemaMetadata is the file's key-value metadata: the Arrow schema
-// under "ARROW:schema", base64 of an Arrow IPC stream holding only the
-// schema message (what pqarrow's WithStoreSchema stores, there through
-// arrow/flight's SerializeSchema, here through arrow/ipc directly).
-func arrowSchemaMetadata(cols []Column) (metadata.KeyValueMetadata, error) {
+// keyValues is the file's key-value metadata: meta, the units, and last
+// the Arrow schema under "ARROW:schema", base64 of an Arrow IPC stream
+// holding only the schema message (what pqarrow's WithStoreSchema stores,
+// there through arrow/flight's SerializeSchema, here through arrow/ipc).
+func keyValues(cols []Column, meta []KeyValue) (metadata.KeyValueMetadata, error) {
+	kv := metadata.KeyValueMetadata{}
+	add := func(k, v string) error {
+		if kv.FindValue(k) != nil {
+			return fmt.Errorf("parquet: metadata key %q given twice", k)
+		}
+		return kv.Append(k, v)
+	}
+	for _, m := range meta {
+		if err := add(m.Key, m.Value); err != nil {
+			return nil, err
+		}
+	}
+	for i := range cols {
+		if c := &cols[i]; c.Unit != "" {
+			if err := add(UnitKeyPrefix+c.Name, c.Unit); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var buf bytes.Buffer
 	iw := ipc.NewWriter(&buf, ipc.WithSchema(ArrowSchema(cols)), ipc.WithAllocator(memory.DefaultAllocator))
 	if err := iw.Close(); err != nil {
 		return nil, fmt.Errorf("parquet: arrow schema: %w", err)
 	}
-	kv := metadata.KeyValueMetadata{}
-	if err := kv.Append("ARROW:schema", base64.StdEncoding.EncodeToString(buf.Bytes())); err != nil {
+	if err := add("ARROW:schema", base64.StdEncoding.EncodeToString(buf.Bytes())); err != nil {
 		return nil, err
 	}
 	return kv, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -45,8 +46,9 @@ func TestWriteReadBack(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 1000, 70_000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			cols := table(n)
+			meta := []parquet.KeyValue{{Key: "routesim.table", Value: "test"}, {Key: "routesim.nulls", Value: "NULL: no such value"}}
 			var buf bytes.Buffer
-			if err := parquet.Write(&buf, cols); err != nil {
+			if err := parquet.Write(&buf, cols, meta...); err != nil {
 				t.Fatal(err)
 			}
 			f, err := parquettest.Read(buf.Bytes())
@@ -56,8 +58,14 @@ func TestWriteReadBack(t *testing.T) {
 			if f.RowGroups != 1 {
 				t.Errorf("%d row groups, want 1", f.RowGroups)
 			}
-			if len(f.Keys) != 1 || f.Keys[0] != "ARROW:schema" {
-				t.Errorf("key-value metadata keys %q", f.Keys)
+			wantKV := []string{"routesim.table=test", "routesim.nulls=NULL: no such value", "routesim.unit.ttft_ms=ms", "routesim.unit.x=fraction", "ARROW:schema"}
+			if len(f.Keys) != len(wantKV) {
+				t.Errorf("key-value metadata keys %q, want %q", f.Keys, wantKV)
+			}
+			for i := 0; i < len(f.Keys) && i < len(wantKV); i++ {
+				if k, v, _ := strings.Cut(wantKV[i], "="); f.Keys[i] != k || (v != "" && f.Values[i] != v) {
+					t.Errorf("metadata %d: %s=%s, want %s", i, f.Keys[i], f.Values[i], wantKV[i])
+				}
 			}
 			if f.Arrow == nil || !f.Arrow.Equal(parquet.ArrowSchema(cols)) {
 				t.Errorf("stored Arrow schema %v, want %v", f.Arrow, parquet.ArrowSchema(cols))
@@ -159,5 +167,9 @@ func TestWriteRejectsRaggedColumns(t *testing.T) {
 		if err := parquet.Write(&bytes.Buffer{}, cols); err == nil {
 			t.Errorf("accepted %v", cols)
 		}
+	}
+	cols := table(2)
+	if err := parquet.Write(&bytes.Buffer{}, cols, parquet.KeyValue{Key: "routesim.unit.ttft_ms", Value: "s"}); err == nil {
+		t.Error("accepted a metadata key that a column's unit also sets")
 	}
 }
