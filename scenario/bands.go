@@ -124,6 +124,7 @@ func (b *Built) runDraws(profiles []*model.Profile, seed uint64, jobs, concurren
 				c := *b
 				c.Config, c.Profile = b.Config.WithProfile(p), p
 				c.Config.Cancel = ctx.Done()
+				c.Config.Progress = nil // draws run in parallel
 				res, _, err := c.RunWith(seed, concurrency, pol)
 				if err != nil {
 					return err

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/routesim/routesim/internal/atomicfile"
+	"github.com/routesim/routesim/internal/progress"
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/report"
 	"github.com/routesim/routesim/scenario"
@@ -86,7 +87,10 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	if st.Work != nil {
 		tuneGC(st.Work.Len(), gogcSet())
 	}
+	line := runProgress(stderr, st)
 	res, pop, err := st.Run(f.Seed, pol)
+	line.Done()
+	st.Config.Progress = nil // the coefficient draws run in parallel: no line
 	if err == nil && trace != nil {
 		err = trace.commit()
 	}
@@ -120,6 +124,29 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 		return printBands(stdout, &sum)
 	}
 	return nil
+}
+
+// runProgress shows a run's advance on stderr when stderr is a terminal:
+// simulated time, requests ended (of the trace's, when known) and wall
+// time, erased when the run ends. It returns nil (no line) otherwise.
+func runProgress(stderr io.Writer, st *scenario.Built) *progress.Line {
+	line := progress.New(stderr)
+	if line == nil {
+		return nil
+	}
+	total := 0
+	if st.Work != nil {
+		total = st.Work.Len()
+	}
+	st.Config.Progress = func(now sim.Time, ended int) {
+		if total > 0 {
+			line.Show("routesim: simulated %.0f s, %d of %d requests ended (%.0f %%), %s elapsed",
+				now.Seconds(), ended, total, 100*float64(ended)/float64(total), line.Elapsed().Round(time.Second))
+			return
+		}
+		line.Show("routesim: simulated %.0f s, %d requests ended, %s elapsed", now.Seconds(), ended, line.Elapsed().Round(time.Second))
+	}
+	return line
 }
 
 // defaultStartTime is the wall-clock instant of simulated time 0 unless
