@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -105,6 +106,7 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 		if sum.Uncertainty, err = st.RunBands(f.Seed, *draws, 0, f.NewPolicy); err != nil {
 			return usageError{fmt.Errorf("--uncertainty: %w", err)}
 		}
+		sum.Uncertainty.Place(st.Estimate(), &sum)
 	}
 	if *out != "" {
 		o := runOutputs{dir: *out, start: start, command: commandLine("run", args)}
@@ -211,9 +213,19 @@ func printBands(w io.Writer, s *sim.Summary) error {
 			est = fmt.Sprintf("%.4g", v*scale)
 		}
 		b := u.Bands[k]
+		if slices.Contains(u.Outside, k) {
+			est += " *"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, est, end(b[0], scale), end(b[1], scale))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "estimate: %s.\n", u.Estimate)
+	if err == nil && len(u.Outside) > 0 {
+		_, err = fmt.Fprintf(w, "* outside its band: %s.\n", u.WhyOutside)
+	}
+	return err
 }
 
 // manifest records everything needed to reproduce a run's outputs.

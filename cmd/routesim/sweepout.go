@@ -12,6 +12,7 @@ import (
 	"github.com/routesim/routesim/report"
 	"github.com/routesim/routesim/report/parquet"
 	"github.com/routesim/routesim/scenario"
+	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/sweep"
 )
 
@@ -58,7 +59,11 @@ func writeSweepOutputs(dir string, m *sweepManifest, results []sweep.Result) ([]
 	}{
 		{"summary.csv", func(w io.Writer) error { return writeSummaryCSV(w, m, results) }},
 		{"summary.parquet", func(w io.Writer) error {
-			return parquet.Write(w, summaryColumns(m, results), tableMeta("summary", "one row per point: its coordinates, then the summary columns of routesim run")...)
+			meta := tableMeta("summary", "one row per point: its coordinates, then the summary columns of routesim run")
+			if m.Uncertainty > 0 {
+				meta = append(meta, parquet.KeyValue{Key: "routesim.bands", Value: bandsNote})
+			}
+			return parquet.Write(w, summaryColumns(m, results), meta...)
 		}},
 		{"crossover.json", func(w io.Writer) error {
 			return writeJSON(w, map[string]any{"metric": m.Metric, "crossovers": cross, "completeness": comp})
@@ -216,6 +221,10 @@ func summaryColumns(m *sweepManifest, results []sweep.Result) []parquet.Column {
 	}
 	return cols
 }
+
+// bandsNote says what a summary's band columns and point estimates are.
+const bandsNote = "each *_band_lo and *_band_hi column is the 10th and 90th percentile of that statistic over the point's --uncertainty coefficient draws; " +
+	"the statistic's own column is the run at the profile's own coefficients (a calibrated profile's MAP estimate, else the centre of its priors), which can lie outside the band: " + sim.WhyOutside
 
 // tableMeta is a sweep table's key-value metadata: what it is, and the
 // null convention (package parquet adds each column's unit).
