@@ -6,6 +6,10 @@
 //
 // # Reading guide
 //
+//   - requests.go: RequestSchema, the one list of per-request columns
+//     every per-request table uses (requests.csv, a sweep's
+//     requests.parquet), and NullConvention: a value that does not exist
+//     is NULL in Parquet, an empty CSV field, never a marker like -1.
 //   - records.go: requests.csv and the summary's flat row (summary.csv).
 //   - aiperf.go: the AIPerf 0.8 summary export shape, same metric names,
 //     units and percentile keys, so AIPerf tooling reads simulated runs.

@@ -100,3 +100,44 @@ func TestSummaryRowIsFlatAndComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestNulls: a value that does not exist is an empty field, never
+// -1; a required column always has a value, whatever the outcome.
+func TestRequestNulls(t *testing.T) {
+	timeout := sim.Record{ID: 2, Arrival: 5, Routed: 5, Dispatched: 6, QueueNs: -1, Worker: 1, FirstToken: -1, SecondToken: -1, End: 900,
+		InputTokens: 10, OutputTokens: 3, Status: sim.StatusFailedTimeout, Reason: "client gave up"}
+	recs, _ := records()
+	recs[1].Dispatched = -1 // as the simulator leaves a request refused up front
+	recs = append(recs, timeout)
+	var buf bytes.Buffer
+	if err := WriteRequestsCSV(&buf, recs); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := map[int][]string{
+		1: {"reason", "router_queue_ms"},
+		2: {"routed_ns", "dispatched_ns", "worker", "first_token_ns", "second_token_ns", "ttft_ms", "itl_ms", "e2e_ms", "router_queue_ms"},
+		3: {"line", "http_code", "first_token_ns", "second_token_ns", "ttft_ms", "itl_ms", "e2e_ms", "router_queue_ms"},
+	}
+	for r := 1; r < len(rows); r++ {
+		want := map[string]bool{"rejected_attempts": true} // an empty list
+		for _, c := range empty[r] {
+			want[c] = true
+		}
+		for k, c := range RequestSchema {
+			v := rows[r][k]
+			if (v == "") != want[c.Name] {
+				t.Errorf("record %d, %s = %q", r-1, c.Name, v)
+			}
+			if v == "-1" {
+				t.Errorf("record %d, %s: a -1 marker", r-1, c.Name)
+			}
+			if v == "" && !c.Optional && c.Kind != ColString {
+				t.Errorf("record %d: required column %s is empty", r-1, c.Name)
+			}
+		}
+	}
+}

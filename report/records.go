@@ -11,8 +11,9 @@ import (
 )
 
 // WriteRequestsCSV writes requests.csv: one row per record, the columns
-// of RequestSchema. Times are integer ns since the trace start (-1 = never
-// reached); latencies are float ms ("" = undefined).
+// of RequestSchema. Times are integer ns since the trace start, latencies
+// float ms; a value that does not exist (a stage never reached, the TTFT
+// of a refused request) is an empty field.
 func WriteRequestsCSV(w io.Writer, recs []sim.Record) error {
 	cw := csv.NewWriter(w)
 	head := make([]string, len(RequestSchema))
@@ -25,18 +26,8 @@ func WriteRequestsCSV(w io.Writer, recs []sim.Record) error {
 	row := make([]string, len(RequestSchema))
 	for i := range recs {
 		r := &recs[i]
-		for k, c := range RequestSchema {
-			switch c.Kind {
-			case ColInt:
-				row[k] = strconv.FormatInt(c.Int(r), 10)
-			case ColFloat:
-				row[k] = ""
-				if v, ok := c.Float(r); ok {
-					row[k] = fmtFloat(v)
-				}
-			default:
-				row[k] = c.Str(r)
-			}
+		for k := range RequestSchema {
+			row[k] = RequestSchema[k].Value(r)
 		}
 		if err := cw.Write(row); err != nil {
 			return err

@@ -43,6 +43,18 @@ func (b *Built) Posterior() (*model.Posterior, error) {
 	return model.PriorPosterior(p, priors), nil
 }
 
+// Estimate says which coefficients a run of b (the point estimate beside
+// --uncertainty's bands) uses: the profile's own, which for a calibrated
+// profile are its calibration's MAP estimate and for an uncalibrated
+// kernel profile the centre of the priors the draws come from.
+func (b *Built) Estimate() string {
+	what := "the centre of the documented priors the draws come from (the profile was not calibrated)"
+	if b.Profile.Posterior != nil {
+		what = "its calibration's MAP estimate, the centre of the posterior the draws come from"
+	}
+	return fmt.Sprintf("the run at profile %s's own coefficients, %s, with the draws' seed", b.Profile.Name, what)
+}
+
 // Draws returns the posterior and the k coefficient sets RunDraws
 // simulates for seed (stream "uncertainty"), every one validated as a
 // profile: what a sweep checks for each seed before it runs anything.
@@ -124,6 +136,7 @@ func (b *Built) runDraws(profiles []*model.Profile, seed uint64, jobs, concurren
 				c := *b
 				c.Config, c.Profile = b.Config.WithProfile(p), p
 				c.Config.Cancel = ctx.Done()
+				c.Config.Progress = nil // draws run in parallel
 				res, _, err := c.RunWith(seed, concurrency, pol)
 				if err != nil {
 					return err

@@ -61,6 +61,34 @@ type Bands struct {
 	// Bands maps a BandKeys name to [p10, p90]; an undefined end (the
 	// statistic was undefined in that share of draws) is null.
 	Bands map[string][2]*float64 `json:"bands"`
+	// Estimate says what the point estimate beside the bands (the
+	// summary's own statistics) is: the run at which coefficients.
+	Estimate string `json:"estimate,omitempty"`
+	// Outside lists the BandKeys whose estimate lies outside its band;
+	// WhyOutside says how that can be.
+	Outside    []string `json:"estimate_outside_band,omitempty"`
+	WhyOutside string   `json:"why_outside,omitempty"`
+}
+
+// WhyOutside is why a point estimate can lie outside its own band.
+const WhyOutside = "the band is the 10th-90th percentile of each statistic over the draws' runs; the estimate is one run at the central coefficients, not a draw and not the draws' median. " +
+	"A statistic that bends with the coefficients (queueing delay grows faster than linearly near saturation; completeness stops at 100 %) takes a value at the centre away from its median over draws, " +
+	"draws below a coefficient's physical floor are raised to it, latency draws also carry the model error (model_error_log), and with few draws the band's ends are themselves uncertain"
+
+// Place records what the point estimate is (estimate: which coefficients
+// its run used) and which of point's statistics lie outside their band
+// (an undefined statistic or band end is left out).
+func (b *Bands) Place(estimate string, point *Summary) {
+	b.Estimate, b.WhyOutside, b.Outside = estimate, WhyOutside, nil
+	for _, k := range BandKeys {
+		v, band := BandValue(point, k), b.Bands[k]
+		if math.IsNaN(v) || math.IsInf(v, 0) || band[0] == nil || band[1] == nil {
+			continue
+		}
+		if v < *band[0] || v > *band[1] {
+			b.Outside = append(b.Outside, k)
+		}
+	}
 }
 
 // BandLo and BandHi are the percentiles a band spans.

@@ -105,6 +105,9 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 	}
 	c := &cluster{cfg: cfg, wl: wl, pol: pol}
 	c.eng.cancel = cfg.Cancel
+	if cfg.Progress != nil {
+		c.eng.tick = func() { cfg.Progress(c.eng.Now(), len(c.records)) }
+	}
 	c.records = make([]Record, 0, wl.Len())
 	for i := range wl.Jobs {
 		if err := wl.Jobs[i].check(wl.BlockSize); err != nil {

@@ -44,6 +44,10 @@ type Config struct {
 	// closed (runs in parallel whose result is no longer wanted: another
 	// failed). It never changes the result of a run that finishes.
 	Cancel <-chan struct{}
+	// Progress, if set, is called every few thousand events with the
+	// simulated time and the number of requests ended and recorded so
+	// far (a progress display). It never changes the result.
+	Progress func(now Time, ended int)
 }
 
 // Role is what a pool's workers do.

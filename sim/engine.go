@@ -52,6 +52,9 @@ type Engine struct {
 	// cancel, if set, is polled every cancelEvery events: once it is
 	// closed, Run stops with ErrCancelled.
 	cancel <-chan struct{}
+	// tick, if set, is called every cancelEvery events (a progress
+	// display); it must not touch the run.
+	tick func()
 }
 
 // ErrCancelled is the reason a run stopped when its Config.Cancel closed.
@@ -113,7 +116,7 @@ func (e *Engine) Stop(err error) {
 // Run handles events until none are left, or until an event is refused.
 func (e *Engine) Run(h Handler) {
 	for len(e.q) > 0 && e.err == nil {
-		if e.cancel != nil && e.done%cancelEvery == 0 && e.cancelled() {
+		if e.done%cancelEvery == 0 && e.poll() {
 			break
 		}
 		ev := e.q.pop()
@@ -124,6 +127,15 @@ func (e *Engine) Run(h Handler) {
 		e.done++
 		h.Handle(ev)
 	}
+}
+
+// poll ticks the progress display, if any, and says whether the run was
+// cancelled.
+func (e *Engine) poll() bool {
+	if e.tick != nil {
+		e.tick()
+	}
+	return e.cancel != nil && e.cancelled()
 }
 
 // cancelled says whether the cancel channel is closed, and if so makes

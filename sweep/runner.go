@@ -320,6 +320,7 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 			return fmt.Errorf("point %s: --uncertainty: %w", p.Key(), err)
 		}
 		out.Summary.Uncertainty = sim.NewBands(method, draws, modelErr, sim.Stream(p.Seed, "model-error"))
+		out.Summary.Uncertainty.Place(b.Estimate(), &out.Summary)
 		for i := range draws {
 			draws[i].Workers, draws[i].GPU.GPUs = nil, nil
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/routesim/routesim/internal/atomicfile"
+	"github.com/routesim/routesim/internal/progress"
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/report"
 	"github.com/routesim/routesim/scenario"
@@ -89,7 +91,10 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	if st.Work != nil {
 		tuneGC(st.Work.Len(), gogcSet())
 	}
+	line := runProgress(stderr, st)
 	res, pop, err := st.Run(f.Seed, pol)
+	line.Done()
+	st.Config.Progress = nil // the coefficient draws run in parallel: no line
 	if err == nil && trace != nil {
 		err = trace.commit()
 	}
@@ -104,6 +109,7 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 		if sum.Uncertainty, err = st.RunBands(f.Seed, *draws, 0, f.NewPolicy); err != nil {
 			return usageError{fmt.Errorf("--uncertainty: %w", err)}
 		}
+		sum.Uncertainty.Place(st.Estimate(), &sum)
 	}
 	if *out != "" {
 		o := runOutputs{dir: *out, start: start, command: commandLine("run", args)}
@@ -123,6 +129,29 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 		return printBands(stdout, &sum)
 	}
 	return nil
+}
+
+// runProgress shows a run's advance on stderr when stderr is a terminal:
+// simulated time, requests ended (of the trace's, when known) and wall
+// time, erased when the run ends. It returns nil (no line) otherwise.
+func runProgress(stderr io.Writer, st *scenario.Built) *progress.Line {
+	line := progress.New(stderr)
+	if line == nil {
+		return nil
+	}
+	total := 0
+	if st.Work != nil {
+		total = st.Work.Len()
+	}
+	st.Config.Progress = func(now sim.Time, ended int) {
+		if total > 0 {
+			line.Show("routesim: simulated %.0f s, %d of %d requests ended (%.0f %%), %s elapsed",
+				now.Seconds(), ended, total, 100*float64(ended)/float64(total), line.Elapsed().Round(time.Second))
+			return
+		}
+		line.Show("routesim: simulated %.0f s, %d requests ended, %s elapsed", now.Seconds(), ended, line.Elapsed().Round(time.Second))
+	}
+	return line
 }
 
 // defaultStartTime is the wall-clock instant of simulated time 0 unless
@@ -187,9 +216,19 @@ func printBands(w io.Writer, s *sim.Summary) error {
 			est = fmt.Sprintf("%.4g", v*scale)
 		}
 		b := u.Bands[k]
+		if slices.Contains(u.Outside, k) {
+			est += " *"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, est, end(b[0], scale), end(b[1], scale))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "estimate: %s.\n", u.Estimate)
+	if err == nil && len(u.Outside) > 0 {
+		_, err = fmt.Fprintf(w, "* outside its band: %s.\n", u.WhyOutside)
+	}
+	return err
 }
 
 // manifest records everything needed to reproduce a run's outputs.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/routesim/routesim/internal/progress"
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/plots"
 	"github.com/routesim/routesim/policy"
@@ -251,8 +252,10 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	case "synthetic":
 		m.Meta.Trace = "synthetic open loop (" + base.Synthetic.Arrival + ")"
 	}
+	prog, line := sweepProgress(stderr, *quiet)
+	defer line.Done()
 	r := &sweep.Runner{Base: base, Grid: grid, Dir: *out, Jobs: *jobs, Shard: shard, PerRequest: *perReq, Uncertainty: *draws,
-		Progress: progress(stderr, *quiet), Digest: manifestDigest(m), RecomputeBad: *recompute}
+		Progress: prog, Digest: manifestDigest(m), RecomputeBad: *recompute}
 	// Everything that can be checked is checked before anything is
 	// written: the grid's every configuration is built first.
 	if err := r.Prepare(); err != nil {
@@ -266,7 +269,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	defer lock.Release()
-	r.Notice = func(s string) { fmt.Fprintln(stderr, "sweep:", s) }
+	r.Notice = func(s string) { line.Done(); fmt.Fprintln(stderr, "sweep:", s) }
 	r.BadPointHint = "rerun with --recompute-bad to recompute such points"
 	results, err := r.Run(ctx)
 	if err != nil {
@@ -399,28 +402,26 @@ func checkWritable(dir string) error {
 	return os.Remove(f.Name())
 }
 
-// progress reports points done: a bar with ETA on a terminal, otherwise a
+// sweepProgress reports points done: on a terminal a progress line (a
+// bar, the points done, the ETA) erased when the sweep ends, otherwise a
 // log line at most every two seconds and at the end; nothing with --quiet.
-func progress(w io.Writer, quiet bool) func(done, total int, p sweep.Point) {
+// The line (nil off a terminal) is returned for erasing.
+func sweepProgress(w io.Writer, quiet bool) (func(done, total int, p sweep.Point), *progress.Line) {
 	if quiet {
-		return nil
+		return nil, nil
 	}
 	start, last := time.Now(), time.Time{}
-	tty := false
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
-	}
+	line := progress.New(w)
 	return func(done, total int, p sweep.Point) {
 		el := time.Since(start)
 		eta := time.Duration(float64(el) / float64(done) * float64(total-done)).Round(time.Second)
-		if tty {
-			bar := strings.Repeat("█", 30*done/total) + strings.Repeat("·", 30-30*done/total)
-			fmt.Fprintf(w, "\r%s %d/%d points, ETA %s ", bar, done, total, eta)
+		if line != nil {
 			if done == total {
-				fmt.Fprintln(w)
+				line.Done()
+				return
 			}
+			bar := strings.Repeat("█", 30*done/total) + strings.Repeat("·", 30-30*done/total)
+			line.Show("%s %d/%d points, ETA %s", bar, done, total, eta)
 			return
 		}
 		if done < total && time.Since(last) < 2*time.Second {
@@ -428,5 +429,5 @@ func progress(w io.Writer, quiet bool) func(done, total int, p sweep.Point) {
 		}
 		last = time.Now()
 		fmt.Fprintf(w, "point %d/%d done: %s (ETA %s)\n", done, total, p.Key(), eta)
-	}
+	}, line
 }

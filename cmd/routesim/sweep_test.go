@@ -3,15 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/routesim/routesim/report/parquet"
+	"github.com/routesim/routesim/report/parquet/parquettest"
 )
 
 // smallSweep is a quick grid: 2 sizes × 2 policies × 2 seeds on 200 requests.
@@ -132,51 +134,37 @@ func removeFlag(args []string, flag string) []string {
 func TestSweepParquetReadsBack(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s")
 	sweepTo(t, dir, "--per-request")
-	for name, rows := range map[string]int64{"summary.parquet": 8, "requests.parquet": 8 * 200} {
-		f, err := os.Open(filepath.Join(dir, name))
+	for name, rows := range map[string]int{"summary.parquet": 8, "requests.parquet": 8 * 200} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rdr, err := file.NewParquetReader(f)
+		pf, err := parquettest.Read(data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fr, _ := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-		tbl, err := fr.ReadTable(context.Background())
-		if err != nil {
-			t.Fatal(err)
+		if n := len(pf.Columns[0].Ints); n != rows {
+			t.Errorf("%s: %d rows, want %d", name, n, rows)
 		}
-		if tbl.NumRows() != rows {
-			t.Errorf("%s: %d rows, want %d", name, tbl.NumRows(), rows)
-		}
-		sch := tbl.Schema()
 		// Column names are SQL-safe, and the same as the CSV's where
 		// the sweep writes one (per-request rows are Parquet only).
 		csvHead, csvErr := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(name, ".parquet")+".csv"))
 		var names []string
-		for _, f := range sch.Fields() {
-			names = append(names, f.Name)
-			if strings.ContainsAny(f.Name, "-. ") {
-				t.Errorf("%s column %q needs quoting in SQL", name, f.Name)
+		for _, c := range pf.Columns {
+			names = append(names, c.Name)
+			if strings.ContainsAny(c.Name, "-. ") {
+				t.Errorf("%s column %q needs quoting in SQL", name, c.Name)
 			}
 		}
 		if h, _, _ := strings.Cut(string(csvHead), "\n"); csvErr == nil && h != strings.Join(names, ",") {
 			t.Errorf("%s columns differ from the CSV's:\n%s\n%s", name, strings.Join(names, ","), h)
 		}
-		if idx := sch.FieldIndices("ttft_ms"); name == "requests.parquet" && len(idx) == 1 {
-			if u, _ := sch.Field(idx[0]).Metadata.GetValue("unit"); u != "ms" {
-				t.Errorf("%s ttft_ms unit %q", name, u)
-			}
+		if c := pf.Column("ttft_ms"); name == "requests.parquet" && (c == nil || c.Unit != "ms") {
+			t.Errorf("%s: no ttft_ms column in ms", name)
 		}
-		if idx := sch.FieldIndices("ttft_ms_p50"); name == "summary.parquet" {
-			if len(idx) != 1 || sch.Field(idx[0]).Type.Name() != "float64" {
-				t.Errorf("summary.parquet ttft_ms_p50: %v", idx)
-			} else if u, _ := sch.Field(idx[0]).Metadata.GetValue("unit"); u != "ms" {
-				t.Errorf("summary.parquet ttft_ms_p50 unit %q", u)
-			}
+		if c := pf.Column("ttft_ms_p50"); name == "summary.parquet" && (c == nil || c.Kind != parquet.Float64 || c.Unit != "ms") {
+			t.Errorf("summary.parquet: no float ttft_ms_p50 column in ms")
 		}
-		tbl.Release()
-		f.Close()
 	}
 }
 
@@ -269,5 +257,94 @@ func TestSweepDryRun(t *testing.T) {
 	}
 	if _, _, err := runCLI(append(append([]string{}, smallSweep...), "--dry-run", "--n", "0")...); err == nil {
 		t.Error("--dry-run accepted --n 0")
+	}
+}
+
+// TestSweepRequestsMatchRunCSV: one per-request schema. A sweep's
+// requests.parquet has the point's axes and then exactly requests.csv's
+// columns, and a point's rows hold, cell for cell, what routesim run
+// writes for the same settings (NULL where the CSV is empty).
+func TestSweepRequestsMatchRunCSV(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	sweepTo(t, dir, "--per-request", "--seed", "5")
+	data, err := os.ReadFile(filepath.Join(dir, "requests.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquettest.Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same point through routesim run: the sweep's base scenario
+	// (its manifest's), at the point's N, policy and seed.
+	var m struct{ Base json.RawMessage }
+	if err := json.Unmarshal(read(t, filepath.Join(dir, "manifest.json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(t.TempDir(), "base.json")
+	if err := os.WriteFile(base, m.Base, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(t.TempDir(), "r")
+	if _, _, err := runCLI("run", "--scenario", base, "--n", "4", "--policy", "kv-admission", "--seed", "6", "--out", run); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(run, "requests.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range pointAxes {
+		names = append(names, a.name)
+	}
+	names = append(names, rows[0]...)
+	var got []string
+	for _, c := range pf.Columns {
+		got = append(got, c.Name)
+	}
+	if strings.Join(got, ",") != strings.Join(names, ",") {
+		t.Fatalf("requests.parquet columns\n%s\nwant the axes, then requests.csv's\n%s", strings.Join(got, ","), strings.Join(names, ","))
+	}
+	cell := func(c *parquet.Column, r int) string {
+		switch {
+		case c.Null != nil && c.Null[r]:
+			return ""
+		case c.Kind == parquet.Int64:
+			return strconv.FormatInt(c.Ints[r], 10)
+		case c.Kind == parquet.Float64:
+			return strconv.FormatFloat(c.Floats[r], 'g', -1, 64)
+		}
+		return c.Strings[r]
+	}
+	na := len(pointAxes)
+	k, nulls := 0, 0
+	for r := range pf.Columns[0].Ints {
+		if cell(pf.Column("n"), r) != "4" || cell(pf.Column("policy"), r) != "kv-admission" || cell(pf.Column("seed"), r) != "6" {
+			continue
+		}
+		k++
+		if k >= len(rows) {
+			t.Fatalf("the point has more than the run's %d requests", len(rows)-1)
+		}
+		for j := range rows[0] {
+			c := &pf.Columns[na+j]
+			if v := cell(c, r); v != rows[k][j] {
+				t.Fatalf("request %d, %s: parquet %q, requests.csv %q", k-1, c.Name, v, rows[k][j])
+			}
+			if rows[k][j] == "" && c.Null != nil {
+				nulls++
+			}
+		}
+	}
+	if k != len(rows)-1 || k != 200 {
+		t.Errorf("the point has %d rows, the run %d requests (want 200)", k, len(rows)-1)
+	}
+	if nulls == 0 {
+		t.Error("no NULL compared: the test saw no request with a missing value")
 	}
 }

@@ -134,8 +134,8 @@ func TestLoadSweepsKeepTheirAxis(t *testing.T) {
 	}
 	for i, want := range []string{"2", "4"} {
 		r := rows[1+i]
-		if r[col["rate"]] != want || r[col["concurrency"]] != "" || r[col["offered"]] != "40" {
-			t.Errorf("row %d: rate %q, concurrency %q, offered %q; want %s, empty, 40", i, r[col["rate"]], r[col["concurrency"]], r[col["offered"]], want)
+		if r[col["rate_per_s"]] != want || r[col["concurrency"]] != "" || r[col["offered"]] != "40" {
+			t.Errorf("row %d: rate %q, concurrency %q, offered %q; want %s, empty, 40", i, r[col["rate_per_s"]], r[col["concurrency"]], r[col["offered"]], want)
 		}
 	}
 }

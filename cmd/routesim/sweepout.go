@@ -12,6 +12,7 @@ import (
 	"github.com/routesim/routesim/report"
 	"github.com/routesim/routesim/report/parquet"
 	"github.com/routesim/routesim/scenario"
+	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/sweep"
 )
 
@@ -57,7 +58,13 @@ func writeSweepOutputs(dir string, m *sweepManifest, results []sweep.Result) ([]
 		write func(io.Writer) error
 	}{
 		{"summary.csv", func(w io.Writer) error { return writeSummaryCSV(w, m, results) }},
-		{"summary.parquet", func(w io.Writer) error { return parquet.Write(w, summaryColumns(m, results)) }},
+		{"summary.parquet", func(w io.Writer) error {
+			meta := tableMeta("summary", "one row per point: its coordinates, then the summary columns of routesim run")
+			if m.Uncertainty > 0 {
+				meta = append(meta, parquet.KeyValue{Key: "routesim.bands", Value: bandsNote})
+			}
+			return parquet.Write(w, summaryColumns(m, results), meta...)
+		}},
 		{"crossover.json", func(w io.Writer) error {
 			return writeJSON(w, map[string]any{"metric": m.Metric, "crossovers": cross, "completeness": comp})
 		}},
@@ -67,7 +74,9 @@ func writeSweepOutputs(dir string, m *sweepManifest, results []sweep.Result) ([]
 		files = append(files, struct {
 			name  string
 			write func(io.Writer) error
-		}{"requests.parquet", func(w io.Writer) error { return parquet.Write(w, requestColumns(m, results)) }})
+		}{"requests.parquet", func(w io.Writer) error {
+			return parquet.Write(w, requestColumns(m, results), tableMeta("requests", "one row per request of every point: its coordinates, then the columns of routesim run's requests.csv")...)
+		}})
 	}
 	for _, f := range files {
 		w, err := d.Create(f.name)
@@ -115,7 +124,7 @@ var pointAxes = []pointAxis{
 		}
 		return int64(m.Base.Sessions.Concurrency), 0, "", m.Base.Workload == "sessions"
 	}},
-	{"rate", "requests/s", parquet.Float64, func(m *sweepManifest, p sweep.Point) (int64, float64, string, bool) {
+	{"rate_per_s", "requests/s", parquet.Float64, func(m *sweepManifest, p sweep.Point) (int64, float64, string, bool) {
 		if p.Rate > 0 {
 			return 0, float64(p.Rate), "", true
 		}
@@ -213,25 +222,37 @@ func summaryColumns(m *sweepManifest, results []sweep.Result) []parquet.Column {
 	return cols
 }
 
+// bandsNote says what a summary's band columns and point estimates are.
+const bandsNote = "each *_band_lo and *_band_hi column is the 10th and 90th percentile of that statistic over the point's --uncertainty coefficient draws; " +
+	"the statistic's own column is the run at the profile's own coefficients (a calibrated profile's MAP estimate, else the centre of its priors), which can lie outside the band: " + sim.WhyOutside
+
+// tableMeta is a sweep table's key-value metadata: what it is, and the
+// null convention (package parquet adds each column's unit).
+func tableMeta(table, rows string) []parquet.KeyValue {
+	return []parquet.KeyValue{
+		{Key: "routesim.table", Value: table},
+		{Key: "routesim.rows", Value: rows},
+		{Key: "routesim.nulls", Value: report.NullConvention},
+	}
+}
+
 // requestColumns: one row per request of every point — the point's axes,
-// then report.RequestSchema's sweep columns.
+// then every column of report.RequestSchema (requests.csv's columns).
 func requestColumns(m *sweepManifest, results []sweep.Result) []parquet.Column {
 	c := axisColumns()
 	na := len(c)
-	var schema []report.RequestColumn
 	for _, rc := range report.RequestSchema {
-		if !rc.Sweep {
-			continue
-		}
-		schema = append(schema, rc)
 		col := parquet.Column{Name: rc.Name, Unit: rc.Unit}
 		switch rc.Kind {
 		case report.ColInt:
 			col.Kind = parquet.Int64
 		case report.ColFloat:
-			col.Kind, col.Null = parquet.Float64, []bool{}
+			col.Kind = parquet.Float64
 		default:
 			col.Kind = parquet.String
+		}
+		if rc.Optional {
+			col.Null = []bool{}
 		}
 		c = append(c, col)
 	}
@@ -239,17 +260,25 @@ func requestColumns(m *sweepManifest, results []sweep.Result) []parquet.Column {
 		for i := range r.Records {
 			rec := &r.Records[i]
 			appendAxes(c, m, r.Point)
-			for k, rc := range schema {
-				col := &c[na+k]
+			for k := range report.RequestSchema {
+				rc, col := &report.RequestSchema[k], &c[na+k]
+				var ok bool
 				switch rc.Kind {
 				case report.ColInt:
-					col.Ints = append(col.Ints, rc.Int(rec))
+					var v int64
+					v, ok = rc.Int(rec)
+					col.Ints = append(col.Ints, v)
 				case report.ColFloat:
-					v, ok := rc.Float(rec)
+					var v float64
+					v, ok = rc.Float(rec)
 					col.Floats = append(col.Floats, v)
-					col.Null = append(col.Null, !ok)
 				default:
-					col.Strings = append(col.Strings, rc.Str(rec))
+					var v string
+					v, ok = rc.Str(rec)
+					col.Strings = append(col.Strings, v)
+				}
+				if rc.Optional {
+					col.Null = append(col.Null, !ok)
 				}
 			}
 		}

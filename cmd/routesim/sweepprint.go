@@ -41,7 +41,11 @@ func printCrossovers(w io.Writer, m *sweepManifest, results []sweep.Result, cros
 	if err := printPointTable(w, m, results); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\nwrote %s/{summary.csv,summary.parquet,crossover.json,manifest.json,plots/}\n", dir)
+	files := "summary.csv,summary.parquet,crossover.json,manifest.json,plots/"
+	if m.PerRequest {
+		files = "summary.csv,summary.parquet,requests.parquet,crossover.json,manifest.json,plots/"
+	}
+	_, err := fmt.Fprintf(w, "\nwrote %s/{%s}\n", dir, files)
 	return err
 }
 

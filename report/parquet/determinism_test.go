@@ -1,8 +1,10 @@
-package parquet
+package parquet_test
 
 import (
 	"bytes"
 	"testing"
+
+	"github.com/routesim/routesim/report/parquet"
 )
 
 // TestWriteIsByteDeterministic: the same table written 20 times gives the
@@ -11,7 +13,7 @@ import (
 // statistics Arrow used to list in map order).
 func TestWriteIsByteDeterministic(t *testing.T) {
 	const n = 300_000
-	cols := []Column{{Name: "id", Kind: Int64}, {Name: "t_ms", Unit: "ms", Kind: Float64, Null: make([]bool, n)}, {Name: "status", Kind: String}}
+	cols := []parquet.Column{{Name: "id", Kind: parquet.Int64}, {Name: "t_ms", Unit: "ms", Kind: parquet.Float64, Null: make([]bool, n)}, {Name: "status", Kind: parquet.String}}
 	for i := 0; i < n; i++ {
 		cols[0].Ints = append(cols[0].Ints, int64(i*7919%1000003))
 		cols[1].Floats = append(cols[1].Floats, float64(i)*1.37)
@@ -21,7 +23,7 @@ func TestWriteIsByteDeterministic(t *testing.T) {
 	var first []byte
 	for k := 0; k < 20; k++ {
 		var b bytes.Buffer
-		if err := Write(&b, cols); err != nil {
+		if err := parquet.Write(&b, cols); err != nil {
 			t.Fatal(err)
 		}
 		if k == 0 {
