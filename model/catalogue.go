@@ -24,11 +24,8 @@ type GPU struct {
 	// or PCIe without it): what tensor parallelism's all-reduces use.
 	LinkBytesPerSec float64 `json:"link_bytes_per_s"`
 	Sources         string  `json:"sources"`
-	// VLLMMaxNumBatchedTokens and VLLMMaxNumSeqs are vLLM's OpenAI-server
-	// defaults on this GPU (8192/1024 with ≥ 70 GiB, except A100s;
-	// 2048/256 otherwise).
-	VLLMMaxNumBatchedTokens int `json:"vllm_max_num_batched_tokens"`
-	VLLMMaxNumSeqs          int `json:"vllm_max_num_seqs"`
+	// vLLM's batch defaults on a GPU are not stored: they follow from its
+	// memory and name by the release's rule (VLLMDefaults).
 	// RooflineMFU is the prefill FLOP efficiency a roofline estimate
 	// assumes (BLIS's mfuPrefill for the GPU family).
 	RooflineMFU float64 `json:"roofline_prefill_mfu"`
@@ -63,9 +60,9 @@ func DefaultCatalogue() *Catalogue {
 // validate checks that every GPU carries the fields routesim reads from it.
 func (c *Catalogue) validate() error {
 	for _, g := range c.GPUs {
-		if g.MemoryBytes <= 0 || g.HBMBytesPerSec <= 0 || g.BF16FLOPS <= 0 || g.VLLMMaxNumBatchedTokens < 1 ||
-			g.VLLMMaxNumSeqs < 1 || !(g.RooflineMFU > 0 && g.RooflineMFU <= 1) || g.KernelLibrary == "" {
-			return fmt.Errorf("GPU %s: memory, bandwidth, BF16 FLOP/s, vLLM defaults, roofline MFU and kernel library are required", g.Name)
+		if g.MemoryBytes <= 0 || g.HBMBytesPerSec <= 0 || g.BF16FLOPS <= 0 ||
+			!(g.RooflineMFU > 0 && g.RooflineMFU <= 1) || g.KernelLibrary == "" {
+			return fmt.Errorf("GPU %s: memory, bandwidth, BF16 FLOP/s, roofline MFU and kernel library are required", g.Name)
 		}
 		if _, err := kernelFS.ReadFile("data/kernels/" + g.KernelLibrary); err != nil {
 			return fmt.Errorf("GPU %s: kernel_library %q: %w", g.Name, g.KernelLibrary, err)
