@@ -103,7 +103,9 @@ type Memory struct {
 //	activation = max(forward(max_num_batched_tokens), sampler(max_num_seqs))   (×2.5 before vLLM 0.17)
 //
 // CUDA graphs are captured after the KV cache is sized, so they are not
-// deducted (vLLM 0.9–0.19 logs). An override (--num-gpu-blocks-override or
+// deducted (vLLM 0.9–0.19 logs); from 0.21.0 vLLM deducts an estimate of
+// them (VLLMEngineDefaults.CUDAGraphMemoryProfiled), which this model
+// does not (none under --enforce-eager, the 8×A100 study's). An override (--num-gpu-blocks-override or
 // --kv-cache-tokens) replaces the derived token count.
 func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
 	if e.TRTLLM {

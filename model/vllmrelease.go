@@ -44,6 +44,12 @@ type VLLMEngineDefaults struct {
 	// LegacyActivation says start-up profiling reserves the pre-0.17
 	// activation memory (LegacyActivationFactor).
 	LegacyActivation bool
+	// CUDAGraphMemoryProfiled says start-up profiling also deducts the
+	// estimated CUDA graph memory from the KV cache (PR #30515, on by
+	// default from 0.21.0; VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS). The
+	// memory model does not deduct it (it has no estimate of graph memory;
+	// with --enforce-eager there are no graphs).
+	CUDAGraphMemoryProfiled bool
 }
 
 // vllmRelease is one row of the release table: the settings that moved
@@ -54,6 +60,7 @@ type vllmRelease struct {
 	v0Gone     bool // the V0 engine is removed (0.11.0)
 	asyncOn    bool // async scheduling on by default (0.14.0, PR #27614)
 	newProfile bool // the smaller activation reservation (0.17.0)
+	graphMem   bool // CUDA graph memory deducted at start-up (0.21.0, PR #30515)
 }
 
 // vllmReleases are the supported releases, oldest first. A row's settings
@@ -83,7 +90,7 @@ func releaseRow(v string) vllmRelease {
 	minor := 0
 	fmt.Sscanf(v, "0.%d", &minor)
 	return vllmRelease{a100Small: minor >= 9, asyncFlag: minor >= 10, v0Gone: minor >= 11,
-		asyncOn: minor >= 14, newProfile: minor >= 17}
+		asyncOn: minor >= 14, newProfile: minor >= 17, graphMem: minor >= 21}
 }
 
 // CanonicalVLLMVersion spells a vLLM release as the table does: "v0.9.0"
@@ -116,7 +123,8 @@ func VLLMDefaults(version string, memoryBytes int64, deviceName string) (VLLMEng
 	}
 	r := releaseRow(v)
 	d := VLLMEngineDefaults{Release: v, BlockSize: 16, PrefixCaching: true, ChunkedPrefill: true,
-		AsyncScheduling: r.asyncOn, AsyncSchedulingFlag: r.asyncFlag, V0ByEnvOnly: !r.v0Gone, LegacyActivation: !r.newProfile}
+		AsyncScheduling: r.asyncOn, AsyncSchedulingFlag: r.asyncFlag, V0ByEnvOnly: !r.v0Gone, LegacyActivation: !r.newProfile,
+		CUDAGraphMemoryProfiled: r.graphMem}
 	d.MaxNumBatchedTokens, d.MaxNumSeqs = 2048, 256
 	big := memoryBytes >= bigGPUBytes
 	if r.a100Small && strings.Contains(strings.ToLower(deviceName), "a100") {

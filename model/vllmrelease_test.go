@@ -47,61 +47,65 @@ func TestVLLMReleaseDefaults(t *testing.T) {
 		a80Tokens, a80Seqs      int
 		async, asyncFlag        bool
 		v0ByEnv, legacyActivate bool
+		graphMem                bool
 	}{
 		// 0.8.5: device_memory >= 70 GiB → 8192/1024, no name check, so an
 		// 80 GB A100 gets the large budgets; V1 default, V0 by VLLM_USE_V1=0.
-		{"0.8.5", 8192, 1024, false, false, true, true},
-		{"0.8.5.post1", 8192, 1024, false, false, true, true},
+		{"0.8.5", 8192, 1024, false, false, true, true, false},
+		{"0.8.5.post1", 8192, 1024, false, false, true, true, false},
 		// 0.9.0: `"a100" not in device_name` added (PR #17885, 2025-05-09).
-		{"0.9.0", 2048, 256, false, false, true, true},
-		{"0.9.0.1", 2048, 256, false, false, true, true},
-		{"0.9.1", 2048, 256, false, false, true, true},
-		{"0.9.2", 2048, 256, false, false, true, true},
+		{"0.9.0", 2048, 256, false, false, true, true, false},
+		{"0.9.0.1", 2048, 256, false, false, true, true, false},
+		{"0.9.1", 2048, 256, false, false, true, true, false},
+		{"0.9.2", 2048, 256, false, false, true, true, false},
 		// 0.10.0: --async-scheduling, experimental and off (PR #19970).
-		{"0.10.0", 2048, 256, false, true, true, true},
-		{"0.10.1", 2048, 256, false, true, true, true},
-		{"0.10.1.1", 2048, 256, false, true, true, true},
-		{"0.10.2", 2048, 256, false, true, true, true},
+		{"0.10.0", 2048, 256, false, true, true, true, false},
+		{"0.10.1", 2048, 256, false, true, true, true, false},
+		{"0.10.1.1", 2048, 256, false, true, true, true, false},
+		{"0.10.2", 2048, 256, false, true, true, true, false},
 		// 0.11.0: the V0 engine removed (PR #25033 and the V0 deprecation
 		// series); VLLM_USE_V1=0 no longer selects anything.
-		{"0.11.0", 2048, 256, false, true, false, true},
-		{"0.11.1", 2048, 256, false, true, false, true},
-		{"0.11.2", 2048, 256, false, true, false, true},
-		{"0.12.0", 2048, 256, false, true, false, true},
-		{"0.13.0", 2048, 256, false, true, false, true},
+		{"0.11.0", 2048, 256, false, true, false, true, false},
+		{"0.11.1", 2048, 256, false, true, false, true, false},
+		{"0.11.2", 2048, 256, false, true, false, true, false},
+		{"0.12.0", 2048, 256, false, true, false, true, false},
+		{"0.13.0", 2048, 256, false, true, false, true, false},
 		// 0.14.0 (2026-01-17): scheduler_config.async_scheduling defaults to
 		// None, which VllmConfig turns on for a generative model on the uni or
 		// mp executor without pipeline parallelism (PR #27614).
-		{"0.14.0", 2048, 256, true, true, false, true},
-		{"0.14.1", 2048, 256, true, true, false, true},
-		{"0.15.0", 2048, 256, true, true, false, true},
-		{"0.15.1", 2048, 256, true, true, false, true},
-		{"0.16.0", 2048, 256, true, true, false, true},
+		{"0.14.0", 2048, 256, true, true, false, true, false},
+		{"0.14.1", 2048, 256, true, true, false, true, false},
+		{"0.15.0", 2048, 256, true, true, false, true, false},
+		{"0.15.1", 2048, 256, true, true, false, true, false},
+		{"0.16.0", 2048, 256, true, true, false, true, false},
 		// 0.17.0: the smaller activation reservation at start-up profiling
 		// (llm-d-planner accuracy_report.md: Qwen3-14B 5.64 GiB in 0.15/0.16,
 		// 2.23 GiB from 0.17).
-		{"0.17.0", 2048, 256, true, true, false, false},
-		{"0.17.1", 2048, 256, true, true, false, false},
-		{"0.18.0", 2048, 256, true, true, false, false},
-		{"0.19.0", 2048, 256, true, true, false, false},
-		{"0.19.1", 2048, 256, true, true, false, false},
-		{"0.20.0", 2048, 256, true, true, false, false},
+		{"0.17.0", 2048, 256, true, true, false, false, false},
+		{"0.17.1", 2048, 256, true, true, false, false, false},
+		{"0.18.0", 2048, 256, true, true, false, false, false},
+		{"0.19.0", 2048, 256, true, true, false, false, false},
+		{"0.19.1", 2048, 256, true, true, false, false, false},
+		{"0.20.0", 2048, 256, true, true, false, false, false},
 		// 0.20.1: the 8×A100 study's release (Dynamo v1.2.0's pin).
-		{"0.20.1", 2048, 256, true, true, false, false},
-		{"0.20.2", 2048, 256, true, true, false, false},
-		{"0.21.0", 2048, 256, true, true, false, false},
-		{"0.22.0", 2048, 256, true, true, false, false},
-		{"0.22.1", 2048, 256, true, true, false, false},
-		{"0.23.0", 2048, 256, true, true, false, false},
-		{"0.24.0", 2048, 256, true, true, false, false},
-		{"0.25.0", 2048, 256, true, true, false, false},
-		{"0.25.1", 2048, 256, true, true, false, false},
-		{"0.26.0", 2048, 256, true, true, false, false},
+		{"0.20.1", 2048, 256, true, true, false, false, false},
+		{"0.20.2", 2048, 256, true, true, false, false, false},
+		// 0.21.0: CUDA graph memory profiled and deducted by default (PR
+		// #30515; vLLM logs "CUDA graph memory profiling is enabled (default
+		// since v0.21.0)").
+		{"0.21.0", 2048, 256, true, true, false, false, true},
+		{"0.22.0", 2048, 256, true, true, false, false, true},
+		{"0.22.1", 2048, 256, true, true, false, false, true},
+		{"0.23.0", 2048, 256, true, true, false, false, true},
+		{"0.24.0", 2048, 256, true, true, false, false, true},
+		{"0.25.0", 2048, 256, true, true, false, false, true},
+		{"0.25.1", 2048, 256, true, true, false, false, true},
+		{"0.26.0", 2048, 256, true, true, false, false, true},
 		// 0.27.1: Dynamo main's pin (2026-08-18); get_batch_defaults still
 		// has the 70 GiB rule and the A100 check (PR #51726's 16,384, merged
 		// 2026-08-10, is not in 0.27).
-		{"0.27.0", 2048, 256, true, true, false, false},
-		{"0.27.1", 2048, 256, true, true, false, false},
+		{"0.27.0", 2048, 256, true, true, false, false, true},
+		{"0.27.1", 2048, 256, true, true, false, false, true},
 	} {
 		budgets := func(mem int64, name string) [2]int {
 			d, err := VLLMDefaults(c.version, mem, name)
@@ -127,7 +131,7 @@ func TestVLLMReleaseDefaults(t *testing.T) {
 		}
 		d, _ := VLLMDefaults("v"+c.version, h100.mem, h100.name)
 		if d.Release != c.version || d.AsyncScheduling != c.async || d.AsyncSchedulingFlag != c.asyncFlag ||
-			d.V0ByEnvOnly != c.v0ByEnv || d.LegacyActivation != c.legacyActivate ||
+			d.V0ByEnvOnly != c.v0ByEnv || d.LegacyActivation != c.legacyActivate || d.CUDAGraphMemoryProfiled != c.graphMem ||
 			d.BlockSize != 16 || !d.PrefixCaching || !d.ChunkedPrefill {
 			t.Errorf("%s: %+v", c.version, d)
 		}
