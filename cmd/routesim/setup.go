@@ -42,8 +42,8 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.Lookup("engine").DefValue = "vllm"
 	fs.IntVar(&s.BlockSize, "block-size", s.BlockSize, "KV block size in tokens (must divide 512; 64 for vllm, 32 — TensorRT-LLM's tokens_per_block — for --engine trtllm unless set)")
 	fs.IntVar(&s.MaxModelLen, "max-model-len", s.MaxModelLen, "longest ISL+OSL served (0 = the model's max_position_embeddings)")
-	fs.IntVar(&s.MaxNumSeqs, "max-num-seqs", s.MaxNumSeqs, "batch size: requests per engine step (0 = the engine's default: vLLM's for the GPU, 256 on A100, 1024 on H100/H200; TensorRT-LLM's max_batch_size 2048)")
-	fs.IntVar(&s.MaxNumBatchedTokens, "max-num-batched-tokens", s.MaxNumBatchedTokens, "token budget: tokens per engine step (0 = the engine's default: vLLM's 2048 on A100, 8192 on H100/H200; TensorRT-LLM's max_num_tokens 8192)")
+	fs.IntVar(&s.MaxNumSeqs, "max-num-seqs", s.MaxNumSeqs, "batch size: requests per engine step (0 = the engine's default: the --vllm-version release's rule on the GPU's memory and name, 1024 from 70 GiB except A100s from 0.9.0, else 256; TensorRT-LLM's max_batch_size 2048)")
+	fs.IntVar(&s.MaxNumBatchedTokens, "max-num-batched-tokens", s.MaxNumBatchedTokens, "token budget: tokens per engine step (0 = the engine's default: the --vllm-version release's rule, 8192 from 70 GiB except A100s from 0.9.0, else 2048; TensorRT-LLM's max_num_tokens 8192)")
 	fs.Float64Var(&s.GPUMemUtil, "gpu-memory-utilization", s.GPUMemUtil, "fraction of GPU memory vLLM may use (vllm; trtllm reads --free-gpu-memory-fraction)")
 	fs.BoolVar(&s.PrefixCaching, "enable-prefix-caching", s.PrefixCaching, "reuse cached prompt blocks (TensorRT-LLM's enable_block_reuse; --enable-prefix-caching=false to disable)")
 	fs.StringVar(&s.CapacitySchedulerPolicy, "capacity-scheduler-policy", s.CapacitySchedulerPolicy, "trtllm: GUARANTEED_NO_EVICT (the default: admit a request only if its prompt + max_tokens fit beside every running request's worst case), MAX_UTILIZATION (admit on the next step's blocks, pause the newest request when short) or STATIC_BATCH (admit only while nothing generates)")
