@@ -68,7 +68,7 @@ func ExampleFit() {
 	// The truth is 22.0 ms, 1.10×, 140 ns, 4.0 ms.
 
 	// Output:
-	// step base 21.1 ms, layers at 1.04× their measured kernels, KV read 141 ns/token, frontend 6.3 ms
+	// step base 20.9 ms, layers at 1.03× their measured kernels, KV read 142 ns/token, frontend 5.5 ms
 	// step_base_ns: ±11% (prior ±14%)
-	// decode_ns_per_ctx_token: ±27% (prior ±28%)
+	// decode_ns_per_ctx_token: ±28% (prior ±28%)
 }

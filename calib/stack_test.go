@@ -54,7 +54,9 @@ func TestStackTermPrior(t *testing.T) {
 // TestRecoveryOfExecutorHostTime: TensorRT-LLM runs without the overlap
 // scheduler, simulated with 2 ms of executor host time per iteration and
 // exported as AIPerf summaries, are fitted back from the stack's 580 µs
-// with --fit executor_host_ns alone: within 10 %.
+// with --fit executor_host_ns alone: within 10 %. (From the A100 profile
+// refit with async scheduling, the one-parameter fit needs more than 60
+// evaluations to get there: 200.)
 func TestRecoveryOfExecutorHostTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits for several seconds")
@@ -82,7 +84,7 @@ func TestRecoveryOfExecutorHostTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Fit(spec, Options{Params: []string{"executor_host_ns"}, Regularization: -1, MaxEvals: 60, NoPosterior: true})
+	res, err := Fit(spec, Options{Params: []string{"executor_host_ns"}, Regularization: -1, MaxEvals: 200, NoPosterior: true})
 	if err != nil {
 		t.Fatal(err)
 	}

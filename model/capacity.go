@@ -29,7 +29,8 @@ type Deployment struct {
 
 // Engine are the vLLM settings its start-up memory profiling depends on.
 type Engine struct {
-	// Version is vLLM's version ("0.19.0"); empty means DefaultVLLMVersion.
+	// Version is vLLM's release ("0.20.1"; VLLMReleases lists them); empty
+	// means DefaultVLLMVersion.
 	Version             string
 	MaxNumBatchedTokens int
 	MaxNumSeqs          int
@@ -47,9 +48,11 @@ type Engine struct {
 	FreeGPUMemoryFraction float64
 }
 
-// DefaultVLLMVersion is the version the memory model assumes by default:
-// the one its activation terms were checked against.
-const DefaultVLLMVersion = "0.19.0"
+// DefaultVLLMVersion is the release routesim simulates by default: the
+// 8×A100 study's (vLLM 0.20.1, the release Dynamo 1.2.0 pins). The
+// activation terms below come from 0.19.0's logs; no setting the release
+// table models differs between 0.19.0 and 0.20.1 (vllmrelease.go).
+const DefaultVLLMVersion = "0.20.1"
 
 // Memory terms of vLLM's start-up profiling (vLLM V1, gpu_worker.py
 // determine_available_memory), per GPU of the group. The constants come from
@@ -100,7 +103,9 @@ type Memory struct {
 //	activation = max(forward(max_num_batched_tokens), sampler(max_num_seqs))   (×2.5 before vLLM 0.17)
 //
 // CUDA graphs are captured after the KV cache is sized, so they are not
-// deducted (vLLM 0.9–0.19 logs). An override (--num-gpu-blocks-override or
+// deducted (vLLM 0.9–0.19 logs); from 0.21.0 vLLM deducts an estimate of
+// them (VLLMEngineDefaults.CUDAGraphMemoryProfiled), which this model
+// does not (none under --enforce-eager, the 8×A100 study's). An override (--num-gpu-blocks-override or
 // --kv-cache-tokens) replaces the derived token count.
 func (d Deployment) Memory(e Engine, blockSize int) (Memory, error) {
 	if e.TRTLLM {
@@ -229,27 +234,19 @@ func (d Deployment) KVBlocks(blockSize int, e Engine) (int, error) {
 	return int(m.KVTokens / int64(blockSize)), nil
 }
 
+// versionOr is v's canonical spelling (DefaultVLLMVersion if empty).
 func versionOr(v string) string {
-	if v == "" {
-		return DefaultVLLMVersion
+	if c, err := CanonicalVLLMVersion(v); err == nil {
+		return c
 	}
 	return v
 }
 
-// legacyActivation says whether vLLM version v predates 0.17's smaller
-// activation reservation.
+// legacyActivation says whether vLLM release v predates 0.17's smaller
+// activation reservation; an unknown release is an error.
 func legacyActivation(v string) (bool, error) {
-	v = strings.TrimPrefix(versionOr(v), "v")
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		return false, inputerr.Fieldf("vllm_version", "%q: want MAJOR.MINOR[.PATCH]", v)
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil || major < 0 || minor < 0 {
-		return false, inputerr.Fieldf("vllm_version", "%q: want MAJOR.MINOR[.PATCH]", v)
-	}
-	return major == 0 && minor < 17, nil
+	d, err := VLLMDefaults(v, 0, "")
+	return d.LegacyActivation, err
 }
 
 var kvLogLine = regexp.MustCompile(`GPU KV cache size: ([0-9][0-9,]*) tokens`)

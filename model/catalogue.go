@@ -29,6 +29,8 @@ type GPU struct {
 	// or PCIe without it): what tensor parallelism's all-reduces use.
 	LinkBytesPerSec float64 `json:"link_bytes_per_s"`
 	Sources         string  `json:"sources"`
+	// vLLM's batch defaults on a GPU are not stored: they follow from its
+	// memory and name by the release's rule (VLLMDefaults).
 	// RooflineMFU is the prefill FLOP efficiency a roofline estimate
 	// assumes (BLIS's mfuPrefill for the GPU family).
 	RooflineMFU float64 `json:"roofline_prefill_mfu"`

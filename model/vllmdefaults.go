@@ -1,17 +1,15 @@
 package model
 
-import "strings"
-
-// VLLMBatchDefaults are vLLM's OpenAI-server defaults of
+// VLLMBatchDefaults are the default release's (DefaultVLLMVersion)
 // --max-num-batched-tokens and --max-num-seqs on a GPU with memoryBytes of
-// CUDA-visible memory and the given device name: 8192/1024 with ≥ 70 GiB
-// unless the name contains "a100" (PR #17885: the larger budget lowered
-// A100 throughput), else 2048/256 (vllm/engine/arg_utils.py,
-// EngineArgs._set_default_args, vllm-project/vllm @ 99d7eb5d; catalogue
-// [V1]). Catalogue and file GPUs both take their defaults from here.
+// CUDA-visible memory and the given device name: the release table's rule
+// (VLLMDefaults; 8192/1024 with ≥ 70 GiB unless an A100, else 2048/256).
+// A run takes its own release's through VLLMDefaults; this is what
+// routesim profiles shows for a GPU.
 func VLLMBatchDefaults(memoryBytes int64, name string) (maxNumBatchedTokens, maxNumSeqs int) {
-	if memoryBytes >= 70*GiB && !strings.Contains(strings.ToLower(name), "a100") {
-		return 8192, 1024
+	d, err := VLLMDefaults(DefaultVLLMVersion, memoryBytes, name)
+	if err != nil {
+		panic("model: the default vLLM release is not in the release table: " + err.Error())
 	}
-	return 2048, 256
+	return d.MaxNumBatchedTokens, d.MaxNumSeqs
 }

@@ -63,12 +63,17 @@ type Spec struct {
 	MaxNumBatchedTokens int     `json:"max_num_batched_tokens"`
 	GPUMemUtil          float64 `json:"gpu_memory_utilization"`
 	PrefixCaching       bool    `json:"enable_prefix_caching"`
-	// VLLMVersion selects the memory model's activation terms;
+	// VLLMVersion is the vLLM release (model.VLLMReleases; empty = the
+	// default, the study's 0.20.1) whose defaults fill the engine fields
+	// left zero (batch budgets by GPU, async scheduling) and whose start-up
+	// profiling sizes the KV cache. AsyncScheduling is vLLM's
+	// --async-scheduling (nil = the release's default: on from 0.14.0);
 	// NumGPUBlocksOverride and KVCacheTokens replace the derived KV
 	// capacity (vLLM's --num-gpu-blocks-override; the "GPU KV cache size"
 	// of a vLLM log). EnforceEager is vLLM's --enforce-eager (no CUDA
 	// graphs): it shapes a kernel prior's launch overhead.
 	VLLMVersion          string `json:"vllm_version,omitempty"`
+	AsyncScheduling      *bool  `json:"async_scheduling,omitempty"`
 	NumGPUBlocksOverride int    `json:"num_gpu_blocks_override,omitempty"`
 	KVCacheTokens        int    `json:"kv_cache_tokens,omitempty"`
 	EnforceEager         bool   `json:"enforce_eager,omitempty"`
@@ -254,7 +259,7 @@ func (s *Spec) checkEngineKind() []error {
 		for _, c := range []struct {
 			field string
 			set   bool
-		}{{"vllm_version", s.VLLMVersion != ""}, {"enforce_eager", s.EnforceEager}} {
+		}{{"vllm_version", s.VLLMVersion != ""}, {"enforce_eager", s.EnforceEager}, {"async_scheduling", s.AsyncScheduling != nil}} {
 			if c.set {
 				errs = append(errs, inputerr.Fieldf(c.field, "is vLLM's: it has no effect with `engine` trtllm"))
 			}
@@ -280,7 +285,7 @@ func (s *Spec) engineFlags() sim.EngineFlags {
 	return sim.EngineFlags{
 		BlockSize: s.BlockSize, MaxModelLen: s.MaxModelLen, MaxNumSeqs: s.MaxNumSeqs,
 		MaxNumBatchedTokens: s.MaxNumBatchedTokens, GPUMemoryUtilization: s.GPUMemUtil,
-		NoPrefixCaching: !s.PrefixCaching, VLLMVersion: s.VLLMVersion,
+		NoPrefixCaching: !s.PrefixCaching, VLLMVersion: s.VLLMVersion, AsyncScheduling: s.AsyncScheduling,
 		NumGPUBlocksOverride: s.NumGPUBlocksOverride, KVCacheTokens: s.KVCacheTokens,
 		Engine: kind, CapacityPolicy: pol, ChunkedPrefill: kind == sim.TRTLLM && s.EnableChunkedPrefill,
 		NoOverlap: s.DisableOverlapScheduler, FreeGPUMemoryFraction: s.FreeGPUMemoryFraction,

@@ -417,10 +417,7 @@ func (c *cluster) bookStep(w *worker, start, dur Time, b model.Batch) {
 // the order they started, as if scheduled when they started (which a
 // run's last step was not), then in worker order.
 func (c *cluster) scheduleStepEnd(w *worker, start, t Time) {
-	w.endAt = t
-	if w.trt != nil {
-		w.trt.stepStart = start
-	}
+	w.endAt, w.stepStart = t, start
 	c.eng.ScheduleOrdered(t, KindStepEnd, int32(w.id), uint64(start))
 }
 

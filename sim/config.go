@@ -190,6 +190,9 @@ func (w WorkerConfig) validate() []error {
 	if w.Engine != VLLM && w.Engine != TRTLLM {
 		errs = append(errs, inputerr.Fieldf("engine", "%v: want vllm or trtllm", w.Engine))
 	}
+	if w.Engine == TRTLLM && w.AsyncScheduling {
+		bad("a TensorRT-LLM worker with vLLM's async scheduling (its overlap scheduler is NoOverlap's)")
+	}
 	if w.Engine == VLLM && (w.CapacityPolicy != GuaranteedNoEvict || w.ChunkedPrefill || w.NoOverlap) {
 		bad("a vLLM worker with TensorRT-LLM settings (capacity policy %v, chunked prefill %v, overlap off %v)", w.CapacityPolicy, w.ChunkedPrefill, w.NoOverlap)
 	}
@@ -218,9 +221,14 @@ type EngineFlags struct {
 	MaxNumBatchedTokens  int
 	GPUMemoryUtilization float64
 	NoPrefixCaching      bool
-	// VLLMVersion, NumGPUBlocksOverride and KVCacheTokens feed the memory
-	// model (model.Engine).
-	VLLMVersion          string
+	// VLLMVersion is the vLLM release whose defaults fill the zero fields
+	// (model.VLLMDefaults: batch budgets by GPU, async scheduling) and whose
+	// start-up profiling sizes the KV cache; NumGPUBlocksOverride and
+	// KVCacheTokens feed the memory model too (model.Engine).
+	VLLMVersion string
+	// AsyncScheduling is vLLM's --async-scheduling / --no-async-scheduling;
+	// nil means the release's default.
+	AsyncScheduling      *bool
 	NumGPUBlocksOverride int
 	KVCacheTokens        int
 	// Engine selects the scheduler; the rest are TensorRT-LLM's knobs
@@ -241,8 +249,10 @@ const (
 )
 
 // ResolveWorker fills the engine's defaults and derives the KV capacity.
-// vLLM: the batch defaults are vLLM's API-server rule on the GPU's
-// memory and name (model.VLLMBatchDefaults) and max_num_seqs never exceeds max_num_batched_tokens.
+// vLLM: the batch defaults and async scheduling are the release's (its
+// API-server rule applied to the GPU's memory and name,
+// model.VLLMDefaults), and max_num_seqs never exceeds
+// max_num_batched_tokens.
 // TensorRT-LLM: max_batch_size 2048, max_num_tokens 8192 on every GPU,
 // tokens_per_block 32, its own memory rule. Both: max_model_len (max_seq_len)
 // defaults to the model's max_position_embeddings.
@@ -259,9 +269,14 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	if err := CheckBlockSize(f.BlockSize); err != nil {
 		errs = append(errs, err)
 	}
-	tokens, seqs := model.VLLMBatchDefaults(dep.GPU.MemoryBytes, dep.GPU.Name)
-	if trt {
-		seqs, tokens = TRTLLMMaxBatchSize, TRTLLMMaxNumTokens
+	seqs, tokens, async := TRTLLMMaxBatchSize, TRTLLMMaxNumTokens, false
+	if !trt {
+		var err error
+		if seqs, tokens, async, err = vllmDefaults(dep.GPU, f); err != nil {
+			errs = append(errs, err)
+		}
+	} else if f.AsyncScheduling != nil {
+		errs = append(errs, inputerr.Fieldf("async_scheduling", "is vLLM's: TensorRT-LLM's overlap scheduler is on unless `disable_overlap_scheduler`"))
 	}
 	if f.MaxNumBatchedTokens == 0 {
 		f.MaxNumBatchedTokens = tokens
@@ -304,7 +319,26 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 		CapacityPolicy:      f.CapacityPolicy,
 		ChunkedPrefill:      f.ChunkedPrefill,
 		NoOverlap:           f.NoOverlap,
+		AsyncScheduling:     async,
 	}, nil
+}
+
+// vllmDefaults are vLLM's batch budgets and async scheduling for a worker
+// on gpu with flags f (an explicit async setting replaces the release's;
+// the flag exists from 0.10.0).
+func vllmDefaults(gpu model.GPU, f EngineFlags) (seqs, tokens int, async bool, err error) {
+	d, err := model.VLLMDefaults(f.VLLMVersion, gpu.MemoryBytes, gpu.Name)
+	if err != nil {
+		return 256, 2048, false, err
+	}
+	async = d.AsyncScheduling
+	if f.AsyncScheduling != nil {
+		if !d.AsyncSchedulingFlag {
+			return 0, 0, false, inputerr.Fieldf("async_scheduling", "vLLM %s has no --async-scheduling (it came in 0.10.0)", d.Release)
+		}
+		async = *f.AsyncScheduling
+	}
+	return d.MaxNumSeqs, d.MaxNumBatchedTokens, async, nil
 }
 
 // memoryEngine is what the memory model needs of f (its defaults filled).

@@ -113,7 +113,7 @@ func FuzzDecodeRunsMatchStepByStep(f *testing.F) {
 func TestDecodeRunsMatchStepByStepTRTLLM(t *testing.T) {
 	var absorbed uint64
 	for seed := uint64(1); seed <= 60; seed++ {
-		absorbed += randomRunCaseOn(t, seed, true)
+		absorbed += randomRunCaseOn(t, seed, true, false)
 	}
 	if absorbed == 0 {
 		t.Fatal("no decode run took a step: the comparison tested nothing")
@@ -123,12 +123,26 @@ func TestDecodeRunsMatchStepByStepTRTLLM(t *testing.T) {
 
 // randomRunCase draws cluster and workload seed, runs it both ways
 // (runBothWays) and returns the step ends decode runs applied.
-func randomRunCase(t *testing.T, seed uint64) uint64 { return randomRunCaseOn(t, seed, false) }
+func randomRunCase(t *testing.T, seed uint64) uint64 { return randomRunCaseOn(t, seed, false, false) }
+
+// TestDecodeRunsMatchStepByStepAsync is the comparison with vLLM's async
+// scheduling: a request dispatched during a decode run waits for the step
+// after the one in flight at its arrival.
+func TestDecodeRunsMatchStepByStepAsync(t *testing.T) {
+	var absorbed uint64
+	for seed := uint64(1); seed <= 60; seed++ {
+		absorbed += randomRunCaseOn(t, seed, false, true)
+	}
+	if absorbed == 0 {
+		t.Fatal("no decode run took a step: the comparison tested nothing")
+	}
+	t.Logf("%d step ends applied inside decode runs", absorbed)
+}
 
 // randomRunCaseOn is randomRunCase, with TensorRT-LLM workers if trt (its
 // settings drawn from a stream of their own, so that the vLLM cases stay
-// as they were).
-func randomRunCaseOn(t *testing.T, seed uint64, trt bool) uint64 {
+// as they were), or vLLM's async scheduling if async.
+func randomRunCaseOn(t *testing.T, seed uint64, trt, async bool) uint64 {
 	t.Helper()
 	names := policy.Names()
 	rng := rand.New(rand.NewPCG(seed, 1234))
@@ -168,6 +182,7 @@ func randomRunCaseOn(t *testing.T, seed uint64, trt bool) uint64 {
 			prof.ExecutorHostNs = []float64{580e3, 3e6}[r.IntN(2)]
 		}
 	}
+	wc.AsyncScheduling = async
 	name := names[rng.IntN(len(names))]
 	p := policy.DefaultParams()
 	e, _ := policy.Lookup(name)
@@ -176,7 +191,7 @@ func randomRunCaseOn(t *testing.T, seed uint64, trt bool) uint64 {
 		cfg.Router.KVEventLag = Time(rng.IntN(30)) * Millisecond
 	}
 	newPol := seededPolicy(t, name, p, seed)
-	label := fmt.Sprintf("seed %d (%s, N=%d)", seed, name, cfg.NumWorkers())
+	label := fmt.Sprintf("seed %d (%s, N=%d, async %v)", seed, name, cfg.NumWorkers(), async)
 	if trt {
 		label = fmt.Sprintf("seed %d (%s, N=%d, trtllm %v, chunked %v, overlap %v, executor host %g ns)", seed, name, cfg.NumWorkers(), wc.CapacityPolicy, wc.ChunkedPrefill, !wc.NoOverlap, prof.ExecutorHostNs)
 	}

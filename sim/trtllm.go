@@ -94,9 +94,6 @@ type trtScheduler struct {
 	// produced are the first new blocks of the contexts considered this
 	// step (beneficialToSkip's newlyContributedContextBlocks).
 	produced map[uint64]struct{}
-	// stepStart is when the worker's step in flight (or its last) started;
-	// cutoff hides, this step, the waiting requests dispatched after it.
-	stepStart, cutoff Time
 }
 
 // trtFit is a request the capacity scheduler let hold KV this step.
@@ -107,25 +104,32 @@ type trtFit struct {
 }
 
 func newTRTScheduler() *trtScheduler {
-	return &trtScheduler{produced: map[uint64]struct{}{}, cutoff: allSeen}
+	return &trtScheduler{produced: map[uint64]struct{}{}}
+}
+
+// overlaps says whether w plans a step while the one before runs:
+// TensorRT-LLM's overlap scheduler (on unless NoOverlap) or vLLM's async
+// scheduling (AsyncScheduling: vllm/v1/engine/core.py's
+// step_with_batch_queue schedules batch n+1 once batch n is launched).
+func (w *worker) overlaps() bool {
+	if w.trt != nil {
+		return !w.cfg.NoOverlap
+	}
+	return w.cfg.AsyncScheduling
 }
 
 // overlapCutoff is called as w's step ends, before the next is scheduled:
-// with the overlap scheduler, that step was chosen when the ending one
+// with an overlapping scheduler, that step was chosen when the ending one
 // began, from the requests the worker had by then.
 func (w *worker) overlapCutoff() {
-	if w.trt != nil && !w.cfg.NoOverlap {
-		w.trt.cutoff = w.trt.stepStart
+	if w.overlaps() {
+		w.cutoff = w.stepStart
 	}
 }
 
 // seeAll is called before an idle worker schedules: the executor, waiting
 // for work, fetches every request it has.
-func (w *worker) seeAll() {
-	if w.trt != nil {
-		w.trt.cutoff = allSeen
-	}
-}
+func (w *worker) seeAll() { w.cutoff = allSeen }
 
 // scheduleTRT builds the next step in w.sched and returns its batch
 // summary. If the overlap cutoff hid every request that could run, the
@@ -133,8 +137,8 @@ func (w *worker) seeAll() {
 // time) and sees them all.
 func (w *worker) scheduleTRT() model.Batch {
 	t := w.trt
-	cutoff := t.cutoff
-	t.cutoff = allSeen
+	cutoff := w.cutoff
+	w.cutoff = allSeen
 	for {
 		w.sched = w.sched[:0]
 		t.fit, t.taken = t.fit[:0], t.taken[:0]

@@ -24,6 +24,9 @@ type WorkerConfig struct {
 	CapacityPolicy CapacityPolicy `json:",omitempty"` // capacity_scheduler_policy
 	ChunkedPrefill bool           `json:",omitempty"` // enable_chunked_prefill
 	NoOverlap      bool           `json:",omitempty"` // disable_overlap_scheduler
+	// AsyncScheduling is vLLM's --async-scheduling (zero for TensorRT-LLM):
+	// step n+1 is scheduled as step n starts (trtllm.go's overlap cutoff).
+	AsyncScheduling bool `json:",omitempty"`
 }
 
 // reqState is a request's life inside the cluster. The fields a step
@@ -91,6 +94,10 @@ type worker struct {
 	stats   WorkerStats
 	noise   *stepNoise    // the service noise of its steps
 	trt     *trtScheduler // TensorRT-LLM's scheduler state (nil: vLLM's scheduler)
+	// stepStart is when the worker's step in flight (or its last) started;
+	// cutoff hides, in the step being scheduled, the waiting requests
+	// dispatched after it (an overlapping scheduler: overlapCutoff).
+	stepStart, cutoff Time
 }
 
 // noisy is a step time of ns with the service noise of w's step k (the
@@ -116,7 +123,7 @@ type WorkerStats struct {
 }
 
 func newWorker(id int, cfg WorkerConfig, prof *model.Profile, reqs *reqStore) *worker {
-	w := &worker{id: id, cfg: cfg, prof: prof, reqs: reqs, kv: NewKVCache(cfg.KVBlocks), stats: WorkerStats{KVBlocks: cfg.KVBlocks}}
+	w := &worker{id: id, cfg: cfg, prof: prof, reqs: reqs, kv: NewKVCache(cfg.KVBlocks), stats: WorkerStats{KVBlocks: cfg.KVBlocks}, cutoff: allSeen}
 	if cfg.Engine == TRTLLM {
 		w.trt = newTRTScheduler()
 	}
@@ -188,12 +195,16 @@ func (w *worker) blocksFor(tokens int) int { return (tokens + w.cfg.BlockSize - 
 // waiting requests FCFS while budget, sequence slots and blocks last. A
 // running request that cannot get a block preempts the newest running
 // request (possibly itself); no waiting request is admitted in a step that
-// preempted, as in vLLM V1. A TensorRT-LLM worker schedules its own way
-// (scheduleTRT).
+// preempted, as in vLLM V1. Under async scheduling the step was planned as
+// the last one began, so it admits only the requests dispatched by then
+// (the overlap cutoff); if that leaves it empty, the engine, idle, sees
+// them all. A TensorRT-LLM worker schedules its own way (scheduleTRT).
 func (w *worker) schedule() model.Batch {
 	if w.trt != nil {
 		return w.scheduleTRT()
 	}
+	cutoff := w.cutoff
+	w.cutoff = allSeen
 	w.sched = w.sched[:0]
 	budget := w.cfg.MaxNumBatchedTokens
 	preempted := false
@@ -221,17 +232,24 @@ func (w *worker) schedule() model.Batch {
 		budget -= n
 	}
 	if !preempted {
-		w.admit(budget)
+		w.admit(budget, cutoff)
+		if len(w.sched) == 0 && cutoff != allSeen {
+			w.admit(budget, allSeen)
+		}
 	}
 	return w.batch()
 }
 
-// admit moves waiting requests into the running list for this step.
-func (w *worker) admit(budget int) {
+// admit moves waiting requests into the running list for this step, up to
+// the first dispatched after cutoff.
+func (w *worker) admit(budget int, cutoff Time) {
 	B := w.cfg.BlockSize
 	for budget > 0 && w.numWaiting() > 0 && len(w.running) < w.cfg.MaxNumSeqs {
 		ri := w.waiting[w.wHead]
 		r := w.reqs.at(ri)
+		if r.dispatched > cutoff {
+			return // arrived after this step was planned
+		}
 		total := r.numTokens()
 		hits, hitsFree := 0, 0
 		if !w.cfg.NoPrefixCaching {

@@ -54,6 +54,8 @@ func expandAliases(args []string) ([]string, error) {
 			a = "--tp=" + a[len("-tp="):]
 		case a == "--no-enable-prefix-caching":
 			a = "--enable-prefix-caching=false"
+		case a == "--no-async-scheduling":
+			a = "--async-scheduling=false"
 		}
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 		if !strings.HasPrefix(a, "--") {
@@ -98,5 +100,8 @@ func showAliases(fs *pflag.FlagSet) {
 	}
 	if f := fs.Lookup("enable-prefix-caching"); f != nil {
 		f.Usage += " [alias --no-enable-prefix-caching: vLLM]"
+	}
+	if f := fs.Lookup("async-scheduling"); f != nil {
+		f.Usage += " [alias --no-async-scheduling: vLLM]"
 	}
 }

@@ -42,15 +42,17 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.Lookup("engine").DefValue = "vllm"
 	fs.IntVar(&s.BlockSize, "block-size", s.BlockSize, "KV block size in tokens (must divide 512; 64 for vllm, 32 — TensorRT-LLM's tokens_per_block — for --engine trtllm unless set)")
 	fs.IntVar(&s.MaxModelLen, "max-model-len", s.MaxModelLen, "longest ISL+OSL served (0 = the model's max_position_embeddings)")
-	fs.IntVar(&s.MaxNumSeqs, "max-num-seqs", s.MaxNumSeqs, "batch size: requests per engine step (0 = the engine's default: vLLM's for the GPU, 256 on A100, 1024 on H100/H200; TensorRT-LLM's max_batch_size 2048)")
-	fs.IntVar(&s.MaxNumBatchedTokens, "max-num-batched-tokens", s.MaxNumBatchedTokens, "token budget: tokens per engine step (0 = the engine's default: vLLM's 2048 on A100, 8192 on H100/H200; TensorRT-LLM's max_num_tokens 8192)")
+	fs.IntVar(&s.MaxNumSeqs, "max-num-seqs", s.MaxNumSeqs, "batch size: requests per engine step (0 = the engine's default: the --vllm-version release's rule on the GPU's memory and name, 1024 from 70 GiB except A100s from 0.9.0, else 256; TensorRT-LLM's max_batch_size 2048)")
+	fs.IntVar(&s.MaxNumBatchedTokens, "max-num-batched-tokens", s.MaxNumBatchedTokens, "token budget: tokens per engine step (0 = the engine's default: the --vllm-version release's rule, 8192 from 70 GiB except A100s from 0.9.0, else 2048; TensorRT-LLM's max_num_tokens 8192)")
 	fs.Float64Var(&s.GPUMemUtil, "gpu-memory-utilization", s.GPUMemUtil, "fraction of GPU memory vLLM may use (vllm; trtllm reads --free-gpu-memory-fraction)")
 	fs.BoolVar(&s.PrefixCaching, "enable-prefix-caching", s.PrefixCaching, "reuse cached prompt blocks (TensorRT-LLM's enable_block_reuse; --enable-prefix-caching=false to disable)")
 	fs.StringVar(&s.CapacitySchedulerPolicy, "capacity-scheduler-policy", s.CapacitySchedulerPolicy, "trtllm: GUARANTEED_NO_EVICT (the default: admit a request only if its prompt + max_tokens fit beside every running request's worst case), MAX_UTILIZATION (admit on the next step's blocks, pause the newest request when short) or STATIC_BATCH (admit only while nothing generates)")
 	fs.BoolVar(&s.EnableChunkedPrefill, "enable-chunked-prefill", s.EnableChunkedPrefill, "split prompts over steps: vllm always does; trtllm does not by default (a prompt runs whole in one step, and one longer than --max-num-tokens is refused)")
 	fs.BoolVar(&s.DisableOverlapScheduler, "disable-overlap-scheduler", s.DisableOverlapScheduler, "trtllm: schedule each step after the last one ended (by default the next step is chosen as the current one starts, so a request reaching a busy worker waits one more step)")
 	fs.Float64Var(&s.FreeGPUMemoryFraction, "free-gpu-memory-fraction", s.FreeGPUMemoryFraction, "trtllm: share of the memory left after weights and activations that the KV cache takes (0 = TensorRT-LLM's 0.9)")
-	fs.StringVar(&s.VLLMVersion, "vllm-version", s.VLLMVersion, "vLLM version whose start-up memory profiling sizes the KV cache (empty = "+model.DefaultVLLMVersion+"; before 0.17 activations reserved ≈2.5× more)")
+	fs.StringVar(&s.VLLMVersion, "vllm-version", s.VLLMVersion, "vLLM release whose defaults the workers take: batch budgets by GPU memory and name, async scheduling (on from 0.14.0), start-up memory profiling (before 0.17 activations reserved ≈2.5× more); empty = "+model.DefaultVLLMVersion+", the 8×A100 study's; "+model.VLLMReleases()[0]+" to "+model.VLLMReleases()[len(model.VLLMReleases())-1]+" (see docs/readings/vllm-releases.md)")
+	fs.Var(optBool{&s.AsyncScheduling}, "async-scheduling", "vLLM: plan each step while the one before runs, so a request reaching a busy worker waits one more step (default: the --vllm-version release's, on from 0.14.0; --async-scheduling=false to disable)")
+	fs.Lookup("async-scheduling").NoOptDefVal = "true"
 	fs.IntVar(&s.NumGPUBlocksOverride, "num-gpu-blocks-override", s.NumGPUBlocksOverride, "KV capacity in blocks of --block-size, as vLLM's flag (0 = derive it from memory)")
 	fs.IntVar(&s.KVCacheTokens, "kv-cache-tokens", s.KVCacheTokens, "KV capacity in tokens: the \"GPU KV cache size: N tokens\" your vLLM log printed (0 = derive it)")
 	fs.BoolVar(&s.EnforceEager, "enforce-eager", s.EnforceEager, "vLLM's --enforce-eager (no CUDA graphs): a kernel prior then carries eager-mode launch gaps")
@@ -326,3 +328,25 @@ func registerSynthetic(fs *pflag.FlagSet, y *workload.Synthetic) {
 	fs.IntVar(&y.PrefixGroups, "prefix-groups", y.PrefixGroups, "synthetic: number of shared prompt prefixes (0 = none)")
 	fs.IntVar(&y.PrefixTokens, "prefix-tokens", y.PrefixTokens, "synthetic: tokens of each shared prefix")
 }
+
+// optBool is a boolean flag that can also be left unset (nil: the
+// engine's default), for settings whose default depends on others.
+type optBool struct{ p **bool }
+
+func (o optBool) String() string {
+	if o.p == nil || *o.p == nil {
+		return ""
+	}
+	return strconv.FormatBool(**o.p)
+}
+
+func (o optBool) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*o.p = &b
+	return nil
+}
+
+func (o optBool) Type() string { return "bool" }

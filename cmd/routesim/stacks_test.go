@@ -34,7 +34,7 @@ func TestStacksLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "stack vLLM (unnamed): frontend 5.77 ms/request + 1 µs/prompt token before routing (routesim stacks)") {
+	if !strings.Contains(out, "stack vLLM (unnamed): frontend 5.12 ms/request + 1 µs/prompt token before routing (routesim stacks)") {
 		t.Errorf("profiles -v does not show the calibrated profile's fixed costs:\n%.2000s", out)
 	}
 	if _, _, err := runCLI("stacks", "stray"); err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), `"stray"`) {

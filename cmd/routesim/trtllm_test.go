@@ -49,7 +49,7 @@ func TestEngineFlags(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--engine", "trtllm"}, []string{"× 32 tokens", "max_num_tokens 8192, max_batch_size 2048, max_seq_len 40960", "GUARANTEED_NO_EVICT, chunked prefill off, overlap scheduler on, block reuse on",
-			"stack dynamo-trtllm: frontend 5.77 ms/request + 1 µs/prompt token before routing; TensorRT-LLM executor host 580 µs/iteration"}},
+			"stack dynamo-trtllm: frontend 5.12 ms/request + 1 µs/prompt token before routing; TensorRT-LLM executor host 580 µs/iteration"}},
 		{[]string{"--engine", "trtllm", "--max-batch-size", "64", "--max-num-tokens", "4096"}, []string{"max_num_tokens 4096, max_batch_size 64"}},
 		{[]string{"--engine", "trtllm", "--max_batch_size", "8", "--max_num_tokens=16384", "--max-seq-len", "20000"}, []string{"max_num_tokens 16384, max_batch_size 8, max_seq_len 20000"}},
 		{[]string{"--engine", "trtllm", "--block-size", "64"}, []string{"× 64 tokens"}},
