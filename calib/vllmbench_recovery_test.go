@@ -37,10 +37,17 @@ func recoveryBenchCases() []benchCase {
 }
 
 // benchSetup is the deployment the sweep ran on: one A100-40GB worker
-// serving Qwen3-8B (the CLI's defaults otherwise).
+// serving Qwen3-8B (the CLI's defaults otherwise) on vLLM 0.13.0, the
+// last release that schedules synchronously by default. Under async
+// scheduling (0.14.0 on) this fit still recovers the two coefficients
+// the data identify within 5 %, but lands decode_ns_per_seq 4.7× from
+// the truth with a posterior 15 sds narrow of it (an open problem of the
+// Laplace posterior there, recorded in the closing note of issue 36);
+// the reader and its re-simulation, which this test is about, are the
+// same under either.
 func benchSetup() scenario.Spec {
 	s := scenario.Defaults()
-	s.N, s.Policy = 1, "round-robin"
+	s.N, s.Policy, s.VLLMVersion = 1, "round-robin", "0.13.0"
 	return s
 }
 
@@ -182,9 +189,17 @@ func TestRecoveryFromVLLMBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	detailed := map[string]bool{}
+	for _, c := range recoveryBenchCases() {
+		detailed[c.name] = c.detailed
+	}
 	for _, r := range rows {
 		t.Logf("%-14s %-14s measured %-9.4g predicted %-9.4g (%+.1f%%) band %.4g–%.4g in=%v", r.Arm, r.Stat, r.Measured, r.Predicted, r.ErrPct, *r.BandLo, *r.BandHi, r.InBand)
-		if (r.Stat == "ttft_ms_avg" || r.Stat == "ttft_ms_p50" || r.Stat == "itl_ms_avg") && math.Abs(r.ErrPct) > 10 {
+		// A point saved without --save-detailed is re-simulated on
+		// another draw of its dataset and arrivals: its means are
+		// held to the tolerance, its median (one draw's) is not.
+		checked := r.Stat == "ttft_ms_avg" || r.Stat == "itl_ms_avg" || (r.Stat == "ttft_ms_p50" && detailed[r.Arm])
+		if checked && math.Abs(r.ErrPct) > 10 {
 			t.Errorf("%s %s predicted %+.1f%% off (tolerance 10%%)", r.Arm, r.Stat, r.ErrPct)
 		}
 	}
