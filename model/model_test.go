@@ -388,3 +388,23 @@ func TestGPUNames(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUAliasesUniqueAndResolve: every listed alias names exactly one GPU
+// (no alias is another GPU's name or alias) and resolves to it.
+func TestGPUAliasesUniqueAndResolve(t *testing.T) {
+	cat := DefaultCatalogue()
+	owner := map[string]string{}
+	for _, g := range cat.GPUs {
+		for _, n := range append([]string{g.Name}, g.Aliases...) {
+			k := strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "").Replace(n))
+			if o, ok := owner[k]; ok && o != g.Name {
+				t.Errorf("%q names both %s and %s", n, o, g.Name)
+			}
+			owner[k] = g.Name
+			got, err := cat.GPU(n)
+			if err != nil || got.Name != g.Name {
+				t.Errorf("GPU(%q) = %s, %v; want %s", n, got.Name, err, g.Name)
+			}
+		}
+	}
+}

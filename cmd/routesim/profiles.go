@@ -115,6 +115,7 @@ func profilesCmd(args []string, stdout, stderr io.Writer) error {
 	if len(*files) > 0 {
 		return nil
 	}
+	printNames(stdout, cat)
 	var roof []string
 	for _, g := range cat.GPUs {
 		for _, m := range cat.Models {
@@ -178,4 +179,22 @@ func readProfileFile(name string) (*model.Profile, error) {
 	}
 	defer f.Close()
 	return model.ReadProfile(f, name)
+}
+
+// printNames lists the names --gpu and --model take: each GPU with its
+// aliases, each model with its Hugging Face id (and a file for either).
+func printNames(w io.Writer, cat *model.Catalogue) {
+	var gpus, models []string
+	for _, g := range cat.GPUs {
+		n := g.Name
+		if len(g.Aliases) > 0 {
+			n += " (" + strings.Join(g.Aliases, ", ") + ")"
+		}
+		gpus = append(gpus, n)
+	}
+	for _, m := range cat.Models {
+		models = append(models, m.Name+" ("+m.HFID+")")
+	}
+	fmt.Fprintf(w, "\n--gpu takes exactly one of these names or aliases (any case; '-', '_' ignored), or a GPU file NAME.json: %s.\n", strings.Join(gpus, "; "))
+	fmt.Fprintf(w, "--model takes one of these names or Hugging Face ids, or a config.json or its folder: %s.\n", strings.Join(models, "; "))
 }

@@ -137,3 +137,26 @@ func TestProfilesSaysEachDefaultsKind(t *testing.T) {
 		}
 	}
 }
+
+// TestProfilesListsNames: routesim profiles lists every GPU with its
+// aliases and every model with its Hugging Face id, the names --gpu and
+// --model take.
+func TestProfilesListsNames(t *testing.T) {
+	out, _, err := runCLI("profiles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := model.DefaultCatalogue()
+	for _, g := range cat.GPUs {
+		for _, n := range append([]string{g.Name}, g.Aliases...) {
+			if !strings.Contains(out, n) {
+				t.Errorf("routesim profiles does not list %q", n)
+			}
+		}
+	}
+	for _, m := range cat.Models {
+		if !strings.Contains(out, m.Name+" ("+m.HFID+")") {
+			t.Errorf("routesim profiles does not list %s with its id %s", m.Name, m.HFID)
+		}
+	}
+}
