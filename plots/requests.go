@@ -171,6 +171,13 @@ func TTFTByDecile(rs []sweep.Result, g sweep.Grid, pol string, meta Meta) (*plot
 // decileMeans is, per tenth of the trace's arrival span, each seed's mean
 // TTFT of the completed requests arriving in it.
 func decileMeans(seeds []*sweep.Result) [10][]float64 {
+	return perDecile(seeds, func(r *sweep.Result, j int) (float64, bool) { return r.TTFTMs[j], r.TTFTMs[j] > 0 })
+}
+
+// perDecile is, per tenth of each seed's arrival span, that seed's mean of
+// value over the requests arriving in it that value counts (a tenth with
+// none gives no entry).
+func perDecile(seeds []*sweep.Result, value func(r *sweep.Result, j int) (v float64, counted bool)) [10][]float64 {
 	var per [10][]float64
 	for _, r := range seeds {
 		if len(r.ArrivalS) == 0 {
@@ -183,14 +190,15 @@ func decileMeans(seeds []*sweep.Result) [10][]float64 {
 		span := last - first
 		var sum, cnt [10]float64
 		for j, a := range r.ArrivalS {
-			if r.TTFTMs[j] <= 0 {
+			v, ok := value(r, j)
+			if !ok {
 				continue
 			}
 			d := 0
 			if span > 0 {
 				d = max(min(int(10*(a-first)/span), 9), 0)
 			}
-			sum[d] += r.TTFTMs[j]
+			sum[d] += v
 			cnt[d]++
 		}
 		for d := range per {
@@ -286,34 +294,12 @@ func checkRequests(rs []sweep.Result, arrivals bool) error {
 // decileNotServed is, per tenth of the trace's arrival span, each seed's
 // share of the requests arriving in it that were not served.
 func decileNotServed(seeds []*sweep.Result) [10][]float64 {
-	var per [10][]float64
-	for _, r := range seeds {
-		if len(r.ArrivalS) == 0 {
-			continue
+	return perDecile(seeds, func(r *sweep.Result, j int) (float64, bool) {
+		if r.TTFTMs[j] < 0 {
+			return 1, true
 		}
-		first, last := r.ArrivalS[0], r.ArrivalS[0]
-		for _, a := range r.ArrivalS {
-			first, last = math.Min(first, a), math.Max(last, a)
-		}
-		span := last - first
-		var miss, cnt [10]float64
-		for j, a := range r.ArrivalS {
-			d := 0
-			if span > 0 {
-				d = max(min(int(10*(a-first)/span), 9), 0)
-			}
-			cnt[d]++
-			if r.TTFTMs[j] < 0 {
-				miss[d]++
-			}
-		}
-		for d := range per {
-			if cnt[d] > 0 {
-				per[d] = append(per[d], miss[d]/cnt[d])
-			}
-		}
-	}
-	return per
+		return 0, true
+	})
 }
 
 // withNotServedByDecile stacks pol's TTFT-by-decile plot over a panel of
