@@ -169,37 +169,8 @@ func findPrior(priors []model.Prior, name string) (model.Prior, bool) {
 // (the prompt length marginalised out), the others keep their prior spread
 // around p's values. nil without cov.
 func mlenergyPosterior(p *model.Profile, priors []model.Prior, cov *mat.SymDense, modelErr float64) *model.Posterior {
-	if cov == nil {
-		return nil
-	}
-	at := map[string]int{}
-	for i, name := range MLEnergyParams {
-		at[name] = i
-	}
-	var names []string
-	var sd []float64
-	fitted := map[string]bool{}
-	for _, name := range model.CoefficientNames() {
-		pr, ok := findPrior(priors, name)
-		if !ok || *mustCoef(name).Field(p) <= 0 {
-			continue
-		}
-		_, fitted[name] = at[name]
-		names = append(names, name)
-		sd = append(sd, pr.LogSD)
-	}
-	return newPosterior("Laplace approximation at the MAP estimate of an ML.ENERGY fit: Gauss–Newton curvature of the steady-state residuals plus log-normal priors, the prompt length marginalised; unfitted coefficients at their prior spread",
-		p, names, func(i, j int) float64 {
-			a, aok := at[names[i]]
-			b, bok := at[names[j]]
-			switch {
-			case aok && bok:
-				return cov.At(a, b)
-			case i == j:
-				return sd[i] * sd[i]
-			}
-			return 0
-		}, sd, fitted, modelErr)
+	return fittedPosterior("Laplace approximation at the MAP estimate of an ML.ENERGY fit: Gauss–Newton curvature of the steady-state residuals plus log-normal priors, the prompt length marginalised; unfitted coefficients at their prior spread",
+		p, MLEnergyParams, priors, cov, modelErr)
 }
 
 // laplaceSD is the posterior log-sd of each coordinate: √diag(cov), cov =
