@@ -47,14 +47,9 @@ func ReadLMBench(r io.Reader, name string) (*BenchPoint, error) {
 	if err != nil {
 		return nil, errf(name, 1, "", "no header: %v", err)
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
-	}
-	for _, f := range lmbenchFields {
-		if _, ok := col[f]; !ok {
-			return nil, errf(name, 1, f, "missing column (an LMBench summary has %s)", strings.Join(lmbenchFields, ", "))
-		}
+	col, err := headerColumns(name, 1, header, lmbenchFields, "an LMBench summary has")
+	if err != nil {
+		return nil, err
 	}
 	var rows []lmbenchRow
 	for {

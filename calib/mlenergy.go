@@ -76,14 +76,9 @@ func readMLEnergyCSV(b []byte, name string) ([]MLEnergyRow, error) {
 	if err != nil {
 		return nil, errf(name, 1, "", "no header: %v", err)
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
-	}
-	for _, f := range mlenergyFields {
-		if _, ok := col[f]; !ok {
-			return nil, errf(name, 1, f, "missing column (an ML.ENERGY llm_runs_flat.csv needs %s)", strings.Join(mlenergyFields, ", "))
-		}
+	col, err := headerColumns(name, 1, header, mlenergyFields, "an ML.ENERGY llm_runs_flat.csv needs")
+	if err != nil {
+		return nil, err
 	}
 	var rows []MLEnergyRow
 	for line := 2; ; line++ {

@@ -60,14 +60,9 @@ func ReadTRTBench(r io.Reader, name string) ([]TRTBenchRow, error) {
 		return nil, errf(name, 1, "", "no header: %v", err)
 	}
 	hline, _ := cr.FieldPos(0)
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
-	}
-	for _, f := range trtbenchFields {
-		if _, ok := col[f]; !ok {
-			return nil, errf(name, hline, f, "missing column (a trtllm-bench table needs %s)", strings.Join(trtbenchFields, ", "))
-		}
+	col, err := headerColumns(name, hline, header, trtbenchFields, "a trtllm-bench table needs")
+	if err != nil {
+		return nil, err
 	}
 	var rows []TRTBenchRow
 	for {
