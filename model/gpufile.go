@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -98,7 +99,7 @@ func ReadGPU(r io.Reader, file string, cat *Catalogue) (GPU, error) {
 		errs = append(errs, inputerr.Errorf(file, keys.Line(field), field, format, a...))
 	}
 	for _, k := range keys.Top {
-		if !containsString(gpuFileFields, k) {
+		if !slices.Contains(gpuFileFields, k) {
 			bad(k, "unknown field%s (a GPU file has: %s)", didYouMean(k, gpuFileFields), strings.Join(gpuFileFields, ", "))
 		}
 	}
@@ -284,7 +285,7 @@ func NearestLibrary(g GPU, cat *Catalogue) string {
 	best, bestD := "", math.Inf(1)
 	libs := make([]string, 0, len(families))
 	for _, f := range families {
-		if f.library != "" && !containsString(libs, f.library) {
+		if f.library != "" && !slices.Contains(libs, f.library) {
 			libs = append(libs, f.library)
 		}
 	}
@@ -334,20 +335,11 @@ var measuredIdleGPUs = []string{"A100-SXM4-40GB", "A100-SXM4-80GB", "H100-SXM5-8
 func idleShareOfTDP(cat *Catalogue) float64 {
 	sum, n := 0.0, 0.0
 	for _, g := range cat.GPUs {
-		if containsString(measuredIdleGPUs, g.Name) {
+		if slices.Contains(measuredIdleGPUs, g.Name) {
 			sum, n = sum+g.IdleWatts/g.TDPWatts, n+1
 		}
 	}
 	return sum / n
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // didYouMean is "; did you mean X?" for the known name nearest to s, or
