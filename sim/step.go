@@ -24,16 +24,16 @@ package sim
 // effect someone outside the worker sees: that is runLength's condition,
 // not a second copy of the effect.
 
-// endStep applies the end, at at, of w's step w.sched: each request's
+// endStep applies the end of w's step w.sched, at t: each request's
 // computed tokens advance, the job blocks they fill become findable
 // (commitFull), a request whose client gave up during the step is dropped,
 // and every request whose sequence is now fully computed samples a token,
 // which the cluster hears of (sampled), and frees its blocks if that was
 // its last. Requests that left the worker leave its running list.
-func (c *cluster) endStep(w *worker, at Time) {
-	left := false
+func (c *cluster) endStep(w *worker, t Time) {
+	left, reqs := false, w.reqs
 	for _, e := range w.sched {
-		r := w.reqs.at(e.req)
+		r := reqs.at(e.req)
 		r.computed += e.tokens
 		w.commitFull(r)
 		if r.status != StatusPending {
@@ -49,7 +49,7 @@ func (c *cluster) endStep(w *worker, at Time) {
 		}
 		r.generated++
 		r.decoding = true
-		c.sampled(e.req, r, at)
+		c.sampled(e.req, r, t)
 		if r.generated == int(r.osl) {
 			w.kv.Release(r.table)
 			r.table = nil
