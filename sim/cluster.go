@@ -209,7 +209,7 @@ func (c *cluster) Handle(e Event) {
 			w.run = decodeRun{}
 		}
 		w.busy = false
-		w.finishStep(c.sampled)
+		c.endStep(w, c.eng.Now())
 		w.overlapCutoff()
 		c.startStep(w)
 	case KindKick:
@@ -421,12 +421,22 @@ func (c *cluster) scheduleStepEnd(w *worker, start, t Time) {
 	c.eng.ScheduleOrdered(t, KindStepEnd, int32(w.id), uint64(start))
 }
 
-// sampled records a token of request ri produced by the step ending now:
-// the client has it once its worker has emitted it (emitLag). The router
-// hears of it, and the engine frees the request, when the step ends.
-func (c *cluster) sampled(ri int32) {
-	r := c.reqs.at(ri)
-	now := c.eng.Now() + c.workers[r.worker].emitLag()
+// sampled records a token of request ri (r) produced by the step ending
+// at at: the client has it once its worker has emitted it (emitLag). The
+// router hears of it, and the engine frees the request, when the step
+// ends. Only a request's first, second and last tokens change anything:
+// the others return here, inline (a decode run samples a token per
+// request per step).
+func (c *cluster) sampled(ri int32, r *reqState, at Time) {
+	if r.generated > 2 && r.generated != int(r.osl) {
+		return
+	}
+	c.recordToken(ri, r, at)
+}
+
+// recordToken is sampled for a token that changes the request's record.
+func (c *cluster) recordToken(ri int32, r *reqState, at Time) {
+	now := at + c.workers[r.worker].emitLag()
 	switch r.generated {
 	case 1:
 		r.firstToken = now

@@ -22,7 +22,9 @@ import (
 // a request samples its last token (that step's end is handled as any
 // other), or the last whose block allocations fit the free blocks. The
 // results are those of simulating every step (Config.StepByStep,
-// compared in tests).
+// compared in tests): a run applies each step through the same functions
+// as the per-step path (step.go) and batches only the arithmetic (the
+// steps' durations and batches, how far its allocations reach).
 type decodeRun struct {
 	k    int         // steps in the run (0 = none under way); step k ends the run
 	done int         // steps begun: 1..done-1 are finished, done is in flight
@@ -139,32 +141,21 @@ func (c *cluster) allocations(w *worker, k int) int {
 	return total
 }
 
-// advance applies w's run up to step j: steps before j finish (their
-// tokens, block commits, second-token times) and steps up to j begin
-// (block allocations, counters, the GPU sampler), in the order simulating
-// each step would apply them.
+// advance applies w's run up to step j: steps before j end and steps up
+// to j begin, each through the functions the per-step path applies a step
+// with (step.go), at the step's own times and in the order simulating
+// each step would apply them. Only what the scheduler would do is left
+// out: it would choose the same requests, one token each.
 func (c *cluster) advance(w *worker, j int) {
 	run := &w.run
-	B := w.cfg.BlockSize
 	for s := run.done + 1; s <= j; s++ {
 		start := run.at + run.dur
-		for _, e := range w.sched { // step s−1 ends
-			r := w.reqs.at(e.req)
-			r.computed++
-			w.commitFull(r)
-			if r.generated++; r.generated == 2 {
-				r.secondToken = start + w.emitLag()
-			}
-		}
+		c.endStep(w, start) // step s−1 ends
 		c.absorbed++
 		for _, e := range w.sched { // step s begins
 			r := w.reqs.at(e.req)
-			if r.computed >= B*len(r.table) { // token computed+1 needs a new block
-				t, ok := w.kv.Grow(r.table, w.blocksFor(r.computed+1)-len(r.table))
-				if !ok {
-					panic("sim: a decode run ran out of KV blocks it had counted")
-				}
-				r.table = t
+			if !w.grow(r, r.computed+e.tokens) {
+				panic("sim: a decode run ran out of KV blocks it had counted")
 			}
 		}
 		dur := run.stepDur(w, s)

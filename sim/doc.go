@@ -24,7 +24,11 @@
 //     a token budget with chunked prefill, recompute preemption, abort
 //     (vLLM V1's scheduler); trtllm.go TensorRT-LLM's instead (capacity
 //     and micro-batch schedulers, the overlap scheduler, the executor's
-//     host time per iteration), engines.go their names; decoderun.go the decode-only steps a worker takes as one event.
+//     host time per iteration), engines.go their names; step.go a step's
+//     effects (its blocks, the end of each request's share: tokens, commits,
+//     samples, completions), written once for both ways a step is taken:
+//     one per event, or inside a decode run (decoderun.go: the decode-only
+//     steps a worker takes as one event, which batch only the arithmetic).
 //   - kvcache.go, kvindex.go — the paged KV cache with prefix caching
 //     and LRU eviction of unreferenced blocks; blockindex.go the hash
 //     table the router's indexes use.

@@ -3,7 +3,7 @@ package sim
 // reqStore holds the run's requests in fixed-size pages, so a pointer to a
 // request stays valid while closed-loop clients add requests mid-run.
 type reqStore struct {
-	pages [][]reqState
+	pages []*reqPageOf // fixed-size arrays: at's index within a page needs no bounds check
 	n     int
 	spare [][]uint64 // recycled block buffers of ended requests
 	// recycled is called when a block buffer returns to spare (the
@@ -16,6 +16,9 @@ const (
 	reqPage     = 1 << reqPageBits
 )
 
+// reqPageOf is one page of requests.
+type reqPageOf [reqPage]reqState
+
 func (s *reqStore) at(i int32) *reqState {
 	u := uint32(i)
 	return &s.pages[u>>reqPageBits][u&(reqPage-1)]
@@ -26,7 +29,7 @@ func (s *reqStore) len() int { return s.n }
 // add appends a request and returns its index.
 func (s *reqStore) add(r reqState) int32 {
 	if s.n%reqPage == 0 {
-		s.pages = append(s.pages, make([]reqState, reqPage))
+		s.pages = append(s.pages, new(reqPageOf))
 	}
 	i := int32(s.n)
 	*s.at(i) = r

@@ -454,12 +454,8 @@ func (w *worker) allocate() {
 		r := w.reqs.at(e.req)
 		// A context gets its whole prompt's blocks at its first chunk; a
 		// generating request (computed = numTokens−1) one token's.
-		if need := w.blocksFor(r.numTokens()) - len(r.table); need > 0 {
-			tb, ok := w.kv.Grow(r.table, need)
-			if !ok {
-				panic(fmt.Sprintf("sim: worker %d: %s admitted request %d, whose %d blocks are not free (%d)", w.id, w.cfg.CapacityPolicy, e.req, need, w.kv.Free()))
-			}
-			r.table = tb
+		if !w.grow(r, r.numTokens()) {
+			panic(fmt.Sprintf("sim: worker %d: %s admitted request %d, whose %d blocks are not free (%d)", w.id, w.cfg.CapacityPolicy, e.req, w.blocksFor(r.numTokens())-len(r.table), w.kv.Free()))
 		}
 	}
 	w.takeWaiting()

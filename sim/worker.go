@@ -40,6 +40,7 @@ type reqState struct {
 	worker      int32
 	events      int32 // scheduled events that name this request
 	status      Status
+	decoding    bool     // it sampled a token since it was last (re)admitted
 	table       []int32  // KV blocks, in token order
 	blocks      []uint64 // the job's block hashes (expanded on arrival)
 	job         *Job
@@ -57,7 +58,6 @@ type reqState struct {
 	cached      int // prompt tokens served from the prefix cache at first admission
 	preemptions int
 	admitted    bool
-	decoding    bool // it sampled a token since it was last (re)admitted
 	deadline    Time // when the client gives up on the current send (0 = never)
 }
 
@@ -212,11 +212,7 @@ func (w *worker) schedule() model.Batch {
 		ri := w.running[i]
 		r := w.reqs.at(ri)
 		n := min(r.numTokens()-r.computed, budget)
-		for need := w.blocksFor(r.computed+n) - len(r.table); need > 0; need = w.blocksFor(r.computed+n) - len(r.table) {
-			if t, ok := w.kv.Grow(r.table, need); ok {
-				r.table = t
-				break
-			}
+		for !w.grow(r, r.computed+n) {
 			victim := w.running[len(w.running)-1]
 			w.preempt(victim)
 			preempted = true
@@ -316,63 +312,4 @@ func (w *worker) batch() model.Batch {
 		b.PrefillAttnPairs += p*float64(r.computed) + p*(p+1)/2
 	}
 	return b
-}
-
-// commitFull makes r's job blocks that its computed tokens now fill
-// findable in the prefix cache.
-func (w *worker) commitFull(r *reqState) {
-	B := w.cfg.BlockSize
-	if r.committed >= len(r.blocks) || r.computed < B*(r.committed+1) {
-		return // no new full block (without a division: this runs per token)
-	}
-	full := min(r.computed/B, len(r.blocks))
-	w.kv.warm(r.blocks[r.committed:full])
-	for k := r.committed; k < full; k++ {
-		w.kv.Commit(r.table[k], r.blocks[k])
-	}
-	r.committed = full
-}
-
-// finishStep applies the step's work: computed tokens advance, newly full
-// prompt blocks become findable, and every request whose sequence is fully
-// computed samples a token. sampled is called for each token, in batch
-// order; done reports a finished request, whose blocks are already freed.
-func (w *worker) finishStep(sampled func(ri int32)) {
-	finished := false
-	for _, e := range w.sched {
-		r := w.reqs.at(e.req)
-		r.computed += e.tokens
-		w.commitFull(r)
-		if r.status != StatusPending {
-			// Its client gave up during the step: drop it now.
-			w.kv.Release(r.table)
-			r.table = nil
-			w.reqs.release(r)
-			finished = true
-			continue
-		}
-		if r.computed < r.numTokens() {
-			continue // a prefill chunk that did not reach the end
-		}
-		r.generated++
-		r.decoding = true
-		sampled(e.req)
-		if r.generated == int(r.osl) {
-			w.kv.Release(r.table)
-			r.table = nil
-			finished = true
-		}
-	}
-	if finished {
-		keep := w.running[:0]
-		for _, ri := range w.running {
-			if r := w.reqs.at(ri); r.status == StatusPending {
-				keep = append(keep, ri)
-			}
-		}
-		w.running = keep
-	}
-	if used := w.kv.Used(); used > w.stats.PeakBlocksUsed {
-		w.stats.PeakBlocksUsed = used
-	}
 }
