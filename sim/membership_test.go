@@ -1,0 +1,150 @@
+package sim_test
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/routesim/routesim/policy"
+	. "github.com/routesim/routesim/sim"
+)
+
+// membershipRun is a run of 3 workers that gain worker 3 at 2 s, lose
+// worker 1 at 4 s, gain worker 4 at 6 s and lose workers 3 and 0 at 8 s
+// and 9 s, under 240 requests over 12 s that share prefixes.
+var membershipChanges = []MemberChange{
+	{At: 2 * Second, Pool: 0},
+	{At: 4 * Second, Leave: true, Worker: 1},
+	{At: 6 * Second, Pool: 0},
+	{At: 8 * Second, Leave: true, Worker: 3},
+	{At: 9 * Second, Leave: true, Worker: 0},
+}
+
+func membershipTrace() []treq {
+	rng := rand.New(rand.NewPCG(5, 5))
+	reqs := make([]treq, 240)
+	for i := range reqs {
+		ids := []int64{int64(rng.IntN(4)), int64(100 + rng.IntN(6))} // shared prefixes, then unique
+		ids = append(ids, seqIDs(int64(1000+10*i), int64(1+rng.IntN(8)))...)
+		reqs[i] = treq{at: Time(i) * 50 * Millisecond, isl: 64 * len(ids), osl: 20 + rng.IntN(200), ids: ids}
+	}
+	return reqs
+}
+
+// TestMembershipEveryPolicy: every registered policy routes through
+// workers joining and leaving mid-run with no change to the policy: every
+// request ends exactly once, no decision names a worker its view does not
+// list, no request is dispatched to a worker after it left, the workers
+// that joined get requests, and a worker that left finishes what it had.
+func TestMembershipEveryPolicy(t *testing.T) {
+	leftAt := map[int]Time{1: 4 * Second, 3: 8 * Second, 0: 9 * Second}
+	joinedAt := map[int]Time{3: 2 * Second, 4: 6 * Second}
+	reqs := membershipTrace()
+	for _, name := range policy.Names() {
+		t.Run(name, func(t *testing.T) {
+			e, _ := policy.Lookup(name)
+			prm := policy.DefaultParams()
+			prm.Rand = Stream(1, "policy")
+			inner, err := policy.New(name, prm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := routerFor(testConfig(3), e, prm)
+			cfg.Membership = membershipChanges
+			cfg.Pools[0].Policy = listedOnly(t, inner)
+			res, _ := simulateWith(t, cfg, mkTrace(reqs...), nil)
+			if len(res.Records) != len(reqs) || len(res.Workers) != 5 {
+				t.Fatalf("%d records of %d requests, %d workers", len(res.Records), len(reqs), len(res.Workers))
+			}
+			used, drained := map[int]int{}, 0
+			for k, r := range res.Records {
+				if r.ID != k || r.Status == StatusPending {
+					t.Fatalf("record %d: id %d, status %v", k, r.ID, r.Status)
+				}
+				if r.Worker < 0 {
+					continue
+				}
+				used[r.Worker]++
+				if at, ok := leftAt[r.Worker]; ok && r.Dispatched >= at {
+					t.Errorf("request %d dispatched to worker %d at %d, after it left at %d", r.ID, r.Worker, r.Dispatched, at)
+				}
+				if at, ok := joinedAt[r.Worker]; ok && r.Dispatched < at {
+					t.Errorf("request %d dispatched to worker %d at %d, before it joined at %d", r.ID, r.Worker, r.Dispatched, at)
+				}
+				if at, ok := leftAt[r.Worker]; ok && r.Dispatched < at && r.End > at && r.Status == StatusOK {
+					drained++
+				}
+			}
+			if used[3]+used[4] == 0 {
+				t.Errorf("no request ran on a worker that joined (per worker: %v)", used)
+			}
+			if drained == 0 {
+				t.Errorf("no worker that left had a request in flight to finish (per worker: %v)", used)
+			}
+		})
+	}
+}
+
+// listedOnly wraps a policy, failing the test if it dispatches to a worker
+// its view does not list.
+func listedOnly(t *testing.T, p policy.Policy) policy.Policy {
+	return policy.Func(func(r *policy.Request, v policy.View) policy.Decision {
+		d := p.Route(r, v)
+		if d.Action == policy.Dispatch && !slices.Contains(v.Workers(), d.Worker) {
+			t.Fatalf("request %d: dispatched to worker %d, not among %v", r.ID, d.Worker, v.Workers())
+		}
+		return d
+	})
+}
+
+// TestMembershipMatchesAStaticRunBeforeTheFirstChange: a change scheduled
+// after the last request ended leaves every record as the static run's.
+func TestMembershipLateChangeChangesNothing(t *testing.T) {
+	reqs := membershipTrace()[:60]
+	for _, name := range []string{"round-robin", "kv", "prefix-hash", "sglang-cache-aware"} {
+		e, _ := policy.Lookup(name)
+		run := func(changes []MemberChange) *Result {
+			prm := policy.DefaultParams()
+			prm.Rand = Stream(1, "policy")
+			pol, _ := policy.New(name, prm)
+			cfg := routerFor(testConfig(3), e, prm)
+			cfg.Membership = changes
+			res, _ := simulateWith(t, cfg, mkTrace(reqs...), pol)
+			return res
+		}
+		static, late := run(nil), run([]MemberChange{{At: 3600 * Second, Pool: 0}, {At: 3601 * Second, Leave: true, Worker: 0}})
+		if !reflect.DeepEqual(static.Records, late.Records) {
+			t.Errorf("%s: a membership change after the run changed its records", name)
+		}
+	}
+}
+
+// TestMembershipValidation: a change must name a pool or a live worker,
+// and no pool may lose its last worker.
+func TestMembershipValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changes []MemberChange
+		want    string
+	}{
+		{"no pool", []MemberChange{{At: 1, Pool: 2}}, "no pool 2"},
+		{"unknown worker", []MemberChange{{At: 1, Leave: true, Worker: 7}}, "worker 7 is not in the cluster"},
+		{"twice", []MemberChange{{At: 1, Leave: true, Worker: 1}, {At: 2, Leave: true, Worker: 1}}, "worker 1 is not in the cluster"},
+		{"before it joined", []MemberChange{{At: 5, Pool: 0}, {At: 1, Leave: true, Worker: 2}}, "worker 2 is not in the cluster"},
+		{"last worker", []MemberChange{{At: 1, Leave: true, Worker: 0}, {At: 2, Leave: true, Worker: 1}}, "pool 0's last"},
+		{"negative time", []MemberChange{{At: -1, Pool: 0}}, "time -1"},
+	} {
+		cfg := testConfig(2)
+		cfg.Membership = tc.changes
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+	cfg := testConfig(2)
+	cfg.Membership = []MemberChange{{At: 1, Pool: 0}, {At: 2, Leave: true, Worker: 2}, {At: 3, Leave: true, Worker: 0}}
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("a valid membership: %v", err)
+	}
+}
