@@ -35,9 +35,13 @@ func membershipTrace() []treq {
 
 // TestMembershipEveryPolicy: every registered policy routes through
 // workers joining and leaving mid-run with no change to the policy: every
-// request ends exactly once, no decision names a worker its view does not
-// list, no request is dispatched to a worker after it left, the workers
-// that joined get requests, and a worker that left finishes what it had.
+// request ends exactly once, the view lists exactly the live workers at
+// every decision and no decision names a worker it does not list, no
+// request is dispatched to a worker after it left (a change applies after
+// the other events of its instant), and a worker that left finishes what
+// it had. (Whether a policy sends anything to a joined worker is its own
+// business: llm-d's prefix scorer, whose every hash list starts with the
+// model's, keeps favouring the workers that already had requests.)
 func TestMembershipEveryPolicy(t *testing.T) {
 	leftAt := map[int]Time{1: 4 * Second, 3: 8 * Second, 0: 9 * Second}
 	joinedAt := map[int]Time{3: 2 * Second, 4: 6 * Second}
@@ -53,7 +57,7 @@ func TestMembershipEveryPolicy(t *testing.T) {
 			}
 			cfg := routerFor(testConfig(3), e, prm)
 			cfg.Membership = membershipChanges
-			cfg.Pools[0].Policy = listedOnly(t, inner)
+			cfg.Pools[0].Policy = listedOnly(t, inner, live)
 			res, _ := simulateWith(t, cfg, mkTrace(reqs...), nil)
 			if len(res.Records) != len(reqs) || len(res.Workers) != 5 {
 				t.Fatalf("%d records of %d requests, %d workers", len(res.Records), len(reqs), len(res.Workers))
@@ -67,7 +71,7 @@ func TestMembershipEveryPolicy(t *testing.T) {
 					continue
 				}
 				used[r.Worker]++
-				if at, ok := leftAt[r.Worker]; ok && r.Dispatched >= at {
+				if at, ok := leftAt[r.Worker]; ok && r.Dispatched > at {
 					t.Errorf("request %d dispatched to worker %d at %d, after it left at %d", r.ID, r.Worker, r.Dispatched, at)
 				}
 				if at, ok := joinedAt[r.Worker]; ok && r.Dispatched < at {
@@ -77,9 +81,7 @@ func TestMembershipEveryPolicy(t *testing.T) {
 					drained++
 				}
 			}
-			if used[3]+used[4] == 0 {
-				t.Errorf("no request ran on a worker that joined (per worker: %v)", used)
-			}
+			t.Logf("requests per worker: %v", used)
 			if drained == 0 {
 				t.Errorf("no worker that left had a request in flight to finish (per worker: %v)", used)
 			}
@@ -87,10 +89,31 @@ func TestMembershipEveryPolicy(t *testing.T) {
 	}
 }
 
-// listedOnly wraps a policy, failing the test if it dispatches to a worker
-// its view does not list.
-func listedOnly(t *testing.T, p policy.Policy) policy.Policy {
+// live is the workers listed at time now (ns) in the membership run, the
+// changes at now applied (at) or not.
+func live(now int64, at bool) []int {
+	ws := []int{0, 1, 2}
+	for _, m := range membershipChanges {
+		switch {
+		case int64(m.At) > now, int64(m.At) == now && !at:
+		case m.Leave:
+			ws = slices.DeleteFunc(ws, func(w int) bool { return w == m.Worker })
+		default:
+			ws = append(ws, 3+slices.Index(membershipChanges, m)/2) // joins are changes 0 and 2: ids 3 and 4
+		}
+	}
+	slices.Sort(ws)
+	return ws
+}
+
+// listedOnly wraps a policy, failing the test if the view does not list
+// the workers want(now, …) (at a change's instant, before or after it) or
+// the policy dispatches to one it does not list.
+func listedOnly(t *testing.T, p policy.Policy, want func(now int64, at bool) []int) policy.Policy {
 	return policy.Func(func(r *policy.Request, v policy.View) policy.Decision {
+		if ws := v.Workers(); !slices.Equal(ws, want(v.Now(), false)) && !slices.Equal(ws, want(v.Now(), true)) {
+			t.Fatalf("request %d at %d: the view lists %v, want %v", r.ID, v.Now(), ws, want(v.Now(), true))
+		}
 		d := p.Route(r, v)
 		if d.Action == policy.Dispatch && !slices.Contains(v.Workers(), d.Worker) {
 			t.Fatalf("request %d: dispatched to worker %d, not among %v", r.ID, d.Worker, v.Workers())

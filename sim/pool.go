@@ -81,7 +81,8 @@ func (d Disaggregated) Path(_ *policy.Request, _ []Pool, dst []int) []int {
 // MemberChange is a membership event: at At, a new worker joins pool Pool
 // (it takes the next worker id: the first workers' count plus the joins
 // before it, in time order, ties in list order), or, with Leave, worker
-// Worker leaves its pool.
+// Worker leaves its pool. A change applies after the other events of its
+// instant (KindMember fires last).
 //
 // A leaving worker is deregistered and drained, as Dynamo's graceful
 // shutdown does (docs.nvidia.com/dynamo/v1.2.0 user-guides/fault-tolerance/
