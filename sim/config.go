@@ -151,7 +151,7 @@ func (c *Config) Validate() error {
 		if pool.N < 1 {
 			bad("pool %d: %d workers (want ≥ 1)", i, pool.N)
 		}
-		if pool.Role > RoleDecode {
+		if int(pool.Role) >= len(roleNames) {
 			bad("pool %d: unknown role %d", i, pool.Role)
 		}
 		if i > 0 && pool.Policy == nil {
