@@ -184,7 +184,10 @@ func (c *cluster) Handle(e Event) {
 			return
 		}
 	}
-	c.cur, c.last = e, e.At
+	c.cur = e
+	if e.Kind != KindMember { // a membership change alone does not extend the run
+		c.last = e.At
+	}
 	switch e.Kind {
 	case KindArrival, KindResend, KindFollowUp, KindRoute, KindTimeout:
 		c.reqs.at(e.Arg).events--

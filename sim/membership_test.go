@@ -122,8 +122,9 @@ func listedOnly(t *testing.T, p policy.Policy, want func(now int64, at bool) []i
 	})
 }
 
-// TestMembershipMatchesAStaticRunBeforeTheFirstChange: a change scheduled
-// after the last request ended leaves every record as the static run's.
+// TestMembershipLateChangeChangesNothing: changes scheduled after the
+// last request ended leave every record and the makespan as the static
+// run's.
 func TestMembershipLateChangeChangesNothing(t *testing.T) {
 	reqs := membershipTrace()[:60]
 	for _, name := range []string{"round-robin", "kv", "prefix-hash", "sglang-cache-aware"} {
@@ -138,8 +139,8 @@ func TestMembershipLateChangeChangesNothing(t *testing.T) {
 			return res
 		}
 		static, late := run(nil), run([]MemberChange{{At: 3600 * Second, Pool: 0}, {At: 3601 * Second, Leave: true, Worker: 0}})
-		if !reflect.DeepEqual(static.Records, late.Records) {
-			t.Errorf("%s: a membership change after the run changed its records", name)
+		if !reflect.DeepEqual(static.Records, late.Records) || static.Makespan != late.Makespan {
+			t.Errorf("%s: a membership change after the run changed its records or its makespan (%d, %d)", name, static.Makespan, late.Makespan)
 		}
 	}
 }
