@@ -9,6 +9,7 @@ import (
 
 	"github.com/routesim/routesim/policy"
 	. "github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/workload"
 )
 
 // membershipRun is a run of 3 workers that gain worker 3 at 2 s, lose
@@ -170,5 +171,49 @@ func TestMembershipValidation(t *testing.T) {
 	cfg.Membership = []MemberChange{{At: 1, Pool: 0}, {At: 2, Leave: true, Worker: 2}, {At: 3, Leave: true, Worker: 0}}
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("a valid membership: %v", err)
+	}
+}
+
+// TestPathsAreData: a request's path comes from the Decider; the engine
+// runs one hop through an aggregated pool and stops, naming the path and
+// its roles, on a path it cannot run (a disaggregated one, until the KV
+// transfer between pools is modelled) or one naming no pool.
+func TestPathsAreData(t *testing.T) {
+	base := testConfig(1)
+	prefill, decode := base.Pools[0], base.Pools[0]
+	prefill.Role, prefill.Policy = RolePrefill, &policy.RoundRobin{}
+	decode.Role, decode.Policy = RoleDecode, &policy.RoundRobin{}
+	for _, tc := range []struct {
+		name    string
+		decider Decider
+		want    string
+	}{
+		{"disaggregated", Disaggregated{Prefill: 1, Decode: 2}, "path [1 2] ([prefill decode])"},
+		{"no pool", DeciderFunc(func(_ *policy.Request, _ []Pool, dst []int) []int { return append(dst[:0], 5) }), "names no pool 5"},
+		{"empty", DeciderFunc(func(_ *policy.Request, _ []Pool, dst []int) []int { return dst[:0] }), "empty path"},
+	} {
+		cfg := base
+		cfg.Pools = []PoolConfig{base.Pools[0], prefill, decode}
+		cfg.Decider = tc.decider
+		wl, err := workload.Prepare(mkTrace(treq{at: 0, isl: 100, osl: 5}), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(cfg, wl, &policy.RoundRobin{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+	if got := (Disaggregated{Prefill: 1, Decode: 2}).Path(&policy.Request{}, nil, nil); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("disaggregated path %v", got)
+	}
+	cfg := base
+	cfg.Pools = []PoolConfig{base.Pools[0], prefill}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "no Decider") {
+		t.Errorf("two pools without a decider: %v", err)
+	}
+	cfg.Pools[1].Policy = nil
+	cfg.Decider = Disaggregated{}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "pool 1: no policy") {
+		t.Errorf("a second pool without a policy: %v", err)
 	}
 }
