@@ -39,7 +39,7 @@ func TestRingKeepsSurvivorsKeys(t *testing.T) {
 		p := mustNew(name, params(1))
 		v := newFakeView(5)
 		route := func(k int) int {
-			r := &Request{ID: k, InputTokens: 640, Blocks: []uint64{mix64(7919, uint64(k))}, Session: string(rune('a' + k%26)) + string(rune('a'+k/26))}
+			r := &Request{ID: k, InputTokens: 640, Blocks: []uint64{mix64(7919, uint64(k))}, Session: string(rune('a'+k%26)) + string(rune('a'+k/26))}
 			return p.Route(r, v).Worker
 		}
 		before := make([]int, 300)
