@@ -99,7 +99,7 @@ func (p *AIBrixPrefixCache) Route(r *Request, v View) Decision {
 
 // match fills p.pct with each live pod's match percentage and lists the
 // matched pods; it reports whether any pod matched (a departed pod's
-// blocks match nothing, as AIBrix drops a deleted pod from the table).
+// entries stay in the table until they expire, but match nothing).
 func (p *AIBrixPrefixCache) match(blocks []uint64, now int64) bool {
 	for w := range p.pct {
 		p.pct[w] = -1

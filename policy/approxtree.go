@@ -157,8 +157,10 @@ func (t *approxTree) evict(maxChars int64) {
 	}
 }
 
-// removeTenant takes worker w out of the tree (it left): SGLang's
-// remove_tenant, Ray's remove_tenants.
+// removeTenant takes worker w out of the tree (it left), as SGLang's
+// router does when a worker is removed (sgl-router/src/policies/
+// cache_aware.rs @026f853ba7ae remove_worker → Tree::remove_tenant);
+// routesim does the same for Ray's tree.
 func (t *approxTree) removeTenant(w int) { t.shrink(w, -1) }
 
 // shrink evicts w's least recently accessed leaves until it holds at

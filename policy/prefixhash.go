@@ -59,8 +59,9 @@ func (p *PrefixHash) CheckWorkers(n int) error {
 
 // Route walks the ring from the prompt's key. The ring holds the live
 // workers: rebuilt when they change, as KubeAI adds and removes a pod's
-// points when its endpoints change (a worker's points depend only on its
-// id, so the others' stay put).
+// points when its endpoints change (balance_chwbl.go @08e69e54f9c7
+// chwblAddEndpoint, chwblRemoveEndpoint; a worker's points depend only on
+// its id, so the others' stay put).
 func (p *PrefixHash) Route(r *Request, v View) Decision {
 	ws := v.Workers()
 	n := len(ws)

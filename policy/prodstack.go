@@ -34,7 +34,7 @@ const sessionRingPoints = 160
 // Route hashes the session or falls back to the lowest QPS.
 func (p *SessionAffinity) Route(r *Request, v View) Decision {
 	ws := v.Workers()
-	if p.m.sync(ws) { // uhashring's ring follows the endpoints
+	if p.m.sync(ws) { // the ring over the live workers (a worker's points depend on its id alone)
 		p.ring = buildRing(ws, sessionRingPoints, 0x73657373696f6e00) // "session"
 		n := IDBound(ws)
 		p.sent, p.heads, p.ever = grown(p.sent, n), grown(p.heads, n), grown(p.ever, n)
