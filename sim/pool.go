@@ -85,9 +85,10 @@ func (d Disaggregated) Path(_ *policy.Request, _ []Pool, dst []int) []int {
 // instant (KindMember fires last).
 //
 // A leaving worker is deregistered and drained, as Dynamo's graceful
-// shutdown does (docs.nvidia.com/dynamo/v1.2.0 user-guides/fault-tolerance/
+// shutdown does (docs.nvidia.com/dynamo/v1.3.0/user-guides/fault-tolerance/
 // graceful-shutdown: endpoints are unregistered from discovery first, the
-// worker keeps serving its in-flight requests): from At its router no
+// worker keeps serving its in-flight requests; v0.9.1's page: endpoints
+// invalidated, in-flight requests complete): from At its router no
 // longer lists it, so no request is routed to it, and it finishes every
 // request it already has (running or waiting in its engine), whose
 // bookkeeping the router releases as usual. Dynamo's router also drops the
