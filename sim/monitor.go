@@ -63,11 +63,12 @@ func newMonitor(adm policy.Admission, workers []*worker, ids []int, delay, lag, 
 
 // grow makes room for the ids of workers (a worker joined).
 func (m *monitor) grow(workers []*worker) {
-	for w := len(m.total); w < len(workers); w++ {
-		m.total = append(m.total, workers[w].cfg.KVBlocks)
-		m.mnbt = append(m.mnbt, workers[w].cfg.MaxNumBatchedTokens)
-		m.d, m.p, m.u, m.sentU = append(m.d, 0), append(m.p, 0), append(m.u, 0), append(m.sentU, 0)
-		m.busy, m.live = append(m.busy, false), append(m.live, false)
+	from, n := len(m.total), len(workers)
+	m.total, m.mnbt = grown(m.total, n), grown(m.mnbt, n)
+	m.d, m.p, m.u, m.sentU = grown(m.d, n), grown(m.p, n), grown(m.u, n), grown(m.sentU, n)
+	m.busy, m.live = grown(m.busy, n), grown(m.live, n)
+	for w := from; w < n; w++ {
+		m.total[w], m.mnbt[w] = workers[w].cfg.KVBlocks, workers[w].cfg.MaxNumBatchedTokens
 	}
 }
 
