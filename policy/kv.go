@@ -69,16 +69,34 @@ func (p *KV) Route(r *Request, v View) Decision {
 	// running minimum with its tie draws, in argmin's order.
 	m := minPick{best: -1}
 	pick, uniform, loads := p.Temperature <= 0, !p.Release.TreeSizeTieBreak, p.loads[:len(scores)]
-	for _, w := range ws {
-		if over != nil && over.Overloaded(w) {
-			scores[w] = math.Inf(1)
-			excluded++
-			continue
+	if len(ws) == len(scores) {
+		// The ids are 0..N−1 (a fixed membership): the same loop over the
+		// arrays themselves, without the indirection (the hot path at
+		// fleet scale).
+		for w := range scores {
+			if over != nil && over.Overloaded(w) {
+				scores[w] = math.Inf(1)
+				excluded++
+				continue
+			}
+			s := p.cost(isl, &loads[w], bs)
+			scores[w] = s
+			if pick && uniform {
+				m.offer(w, s, p.Rand)
+			}
 		}
-		s := p.cost(isl, &loads[w], bs)
-		scores[w] = s
-		if pick && uniform {
-			m.offer(w, s, p.Rand)
+	} else {
+		for _, w := range ws {
+			if over != nil && over.Overloaded(w) {
+				scores[w] = math.Inf(1)
+				excluded++
+				continue
+			}
+			s := p.cost(isl, &loads[w], bs)
+			scores[w] = s
+			if pick && uniform {
+				m.offer(w, s, p.Rand)
+			}
 		}
 	}
 	if excluded == len(ws) {
