@@ -49,9 +49,10 @@ type AIBrixPrefixCache struct {
 
 	blocks  map[uint64]*aibrixBlock
 	lru     lruList
-	pct     []int
-	counts  []float64
+	pct     []int     // by worker id
+	counts  []float64 // by worker id
 	matched []int
+	m       members
 }
 
 type aibrixBlock struct {
@@ -62,40 +63,43 @@ type aibrixBlock struct {
 
 // Route applies the prefix-cache rule.
 func (p *AIBrixPrefixCache) Route(r *Request, v View) Decision {
-	n := v.NumWorkers()
+	ws := v.Workers()
 	if p.blocks == nil {
 		p.blocks = map[uint64]*aibrixBlock{}
 		p.lru = lruList{slot: map[uint64]int32{}, head: -1, tail: -1}
-		p.pct = make([]int, n)
-		p.counts = make([]float64, n)
 		p.capacity = max(p.CapacityTokens/v.BlockSize(), 1)
+	}
+	if p.m.sync(ws) {
+		n := IDBound(ws)
+		p.pct, p.counts = grown(p.pct, n), grown(p.counts, n)
 	}
 	now := v.Now()
 	p.expire(now)
 	lo, hi := math.MaxInt, math.MinInt
-	for w := 0; w < n; w++ {
+	for _, w := range ws {
 		c := v.InFlight(w)
 		p.counts[w] = float64(c)
 		lo, hi = min(lo, c), max(hi, c)
 	}
 	w, reason := -1, ""
 	if hi-lo > p.ImbalanceAbsCount {
-		w, reason = p.leastRequest(n), fmt.Sprintf("imbalanced (running %d..%d): least request", lo, hi)
+		w, reason = p.leastRequest(ws), fmt.Sprintf("imbalanced (running %d..%d): least request", lo, hi)
 	} else if p.match(r.Blocks, now) {
-		w = p.fromMatched()
+		w = p.fromMatched(ws)
 		reason = "prefix match"
 		if w < 0 {
-			w, reason = p.leastRequest(n), "matched pods over mean + k·σ: least request"
+			w, reason = p.leastRequest(ws), "matched pods over mean + k·σ: least request"
 		}
 	} else {
-		w, reason = p.leastRequest(n), "no prefix match: least request"
+		w, reason = p.leastRequest(ws), "no prefix match: least request"
 	}
 	p.add(r.Blocks, w, now)
 	return Decision{Worker: w, Reason: reason}
 }
 
-// match fills p.pct with each pod's match percentage and lists the
-// matched pods; it reports whether any pod matched.
+// match fills p.pct with each live pod's match percentage and lists the
+// matched pods; it reports whether any pod matched (a departed pod's
+// entries stay in the table until they expire, but match nothing).
 func (p *AIBrixPrefixCache) match(blocks []uint64, now int64) bool {
 	for w := range p.pct {
 		p.pct[w] = -1
@@ -108,6 +112,9 @@ func (p *AIBrixPrefixCache) match(blocks []uint64, now int64) bool {
 		}
 		pct := (i + 1) * 100 / len(blocks)
 		for _, w := range b.pods {
+			if !p.m.has(int(w)) {
+				continue
+			}
 			if p.pct[w] < 0 {
 				p.matched = append(p.matched, int(w))
 			}
@@ -119,8 +126,8 @@ func (p *AIBrixPrefixCache) match(blocks []uint64, now int64) bool {
 
 // fromMatched is getTargetPodFromMatchedPods: -1 if no matched pod is
 // within the load bound.
-func (p *AIBrixPrefixCache) fromMatched() int {
-	mean, sd := meanStd(p.counts)
+func (p *AIBrixPrefixCache) fromMatched(ws []int) int {
+	mean, sd := meanStd(p.counts, ws)
 	bound := mean + p.StdDevFactor*sd
 	p.Rand.Shuffle(len(p.matched), func(i, j int) { p.matched[i], p.matched[j] = p.matched[j], p.matched[i] })
 	slices.SortStableFunc(p.matched, func(a, b int) int {
@@ -145,12 +152,8 @@ func (p *AIBrixPrefixCache) fromMatched() int {
 
 // leastRequest picks uniformly among the pods with the fewest running
 // requests (selectTargetPodWithLeastRequestCount).
-func (p *AIBrixPrefixCache) leastRequest(n int) int {
-	all := make([]int, n)
-	for w := range all {
-		all[w] = w
-	}
-	return fewest(all, func(w int) float64 { return p.counts[w] }, p.Rand)
+func (p *AIBrixPrefixCache) leastRequest(ws []int) int {
+	return fewest(ws, func(w int) float64 { return p.counts[w] }, p.Rand)
 }
 
 // fewest returns the candidate with the smallest value, uniform among
@@ -206,18 +209,19 @@ func (p *AIBrixPrefixCache) dropBlock(s int32) {
 	delete(p.blocks, h)
 }
 
-// meanStd returns the mean and population standard deviation.
-func meanStd(x []float64) (float64, float64) {
+// meanStd returns the mean and population standard deviation of x over
+// the ids in ws.
+func meanStd(x []float64, ws []int) (float64, float64) {
 	mean := 0.0
-	for _, v := range x {
-		mean += v
+	for _, w := range ws {
+		mean += x[w]
 	}
-	mean /= float64(len(x))
+	mean /= float64(len(ws))
 	ss := 0.0
-	for _, v := range x {
-		ss += (v - mean) * (v - mean)
+	for _, w := range ws {
+		ss += (x[w] - mean) * (x[w] - mean)
 	}
-	return mean, math.Sqrt(ss / float64(len(x)))
+	return mean, math.Sqrt(ss / float64(len(ws)))
 }
 
 // Believed implements Believer: the leading blocks the table holds for w.

@@ -42,9 +42,12 @@ type tenantMark struct {
 	seq  uint64
 }
 
-func newApproxTree(workers, blockSize int) *approxTree {
-	return &approxTree{index: map[uint64]int32{}, chars: make([]int64, workers), nodeChars: int64(blockSize) * CharsPerToken}
+func newApproxTree(blockSize int) *approxTree {
+	return &approxTree{index: map[uint64]int32{}, nodeChars: int64(blockSize) * CharsPerToken}
 }
+
+// grow makes room for worker ids below n (a worker joined).
+func (t *approxTree) grow(n int) { t.chars = grown(t.chars, n) }
 
 func (t *approxTree) mark(n int32, w int) *tenantMark {
 	ts := t.nodes[n].tenants
@@ -116,20 +119,25 @@ func (t *approxTree) touch(n int32, w int, now int64) {
 	}
 }
 
-// tenants lists the workers on node n, in worker order.
-func (t *approxTree) tenants(n int32, dst []int) []int {
+// tenants lists the live workers on node n, in worker order (a departed
+// worker's marks stay until evicted, but it is never a candidate).
+func (t *approxTree) tenants(n int32, dst []int, live *members) []int {
 	dst = dst[:0]
 	for _, m := range t.nodes[n].tenants {
-		dst = append(dst, int(m.w))
+		if live.has(int(m.w)) {
+			dst = append(dst, int(m.w))
+		}
 	}
 	slices.Sort(dst)
 	return dst
 }
 
-// smallest lists the workers with the fewest characters, in worker order.
-func (t *approxTree) smallest(dst []int) []int {
+// smallest lists the workers of ws with the fewest characters, in worker
+// order.
+func (t *approxTree) smallest(dst []int, ws []int) []int {
 	dst = dst[:0]
-	for w, c := range t.chars {
+	for _, w := range ws {
+		c := t.chars[w]
 		switch {
 		case len(dst) == 0 || c < t.chars[dst[0]]:
 			dst = append(dst[:0], w)
@@ -145,25 +153,37 @@ func (t *approxTree) smallest(dst []int) []int {
 // w) until it is within maxChars (tree.rs evict_tenant_by_size).
 func (t *approxTree) evict(maxChars int64) {
 	for w := range t.chars {
-		if t.chars[w] <= maxChars {
-			continue
+		t.shrink(w, maxChars)
+	}
+}
+
+// removeTenant takes worker w out of the tree (it left), as SGLang's
+// router does when a worker is removed (sgl-router/src/policies/
+// cache_aware.rs @026f853ba7ae remove_worker → Tree::remove_tenant);
+// routesim does the same for Ray's tree.
+func (t *approxTree) removeTenant(w int) { t.shrink(w, -1) }
+
+// shrink evicts w's least recently accessed leaves until it holds at
+// most maxChars characters (none for maxChars < 0).
+func (t *approxTree) shrink(w int, maxChars int64) {
+	if t.chars[w] <= maxChars {
+		return
+	}
+	var pq leafHeap
+	for n := range t.nodes {
+		if m := t.mark(int32(n), w); m != nil && m.kids == 0 {
+			pq = append(pq, leafEntry{node: int32(n), last: m.last, seq: m.seq})
 		}
-		var pq leafHeap
-		for n := range t.nodes {
-			if m := t.mark(int32(n), w); m != nil && m.kids == 0 {
-				pq = append(pq, leafEntry{node: int32(n), last: m.last, seq: m.seq})
-			}
-		}
-		heap.Init(&pq)
-		for t.chars[w] > maxChars && pq.Len() > 0 {
-			e := heap.Pop(&pq).(leafEntry)
-			parent := t.nodes[e.node].parent
-			t.drop(e.node, w)
-			if parent >= 0 {
-				m := t.mark(parent, w)
-				if m.kids--; m.kids == 0 {
-					heap.Push(&pq, leafEntry{node: parent, last: m.last, seq: m.seq})
-				}
+	}
+	heap.Init(&pq)
+	for t.chars[w] > maxChars && pq.Len() > 0 {
+		e := heap.Pop(&pq).(leafEntry)
+		parent := t.nodes[e.node].parent
+		t.drop(e.node, w)
+		if parent >= 0 {
+			m := t.mark(parent, w)
+			if m.kids--; m.kids == 0 {
+				heap.Push(&pq, leafEntry{node: parent, last: m.last, seq: m.seq})
 			}
 		}
 	}

@@ -1,6 +1,10 @@
 package policy
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
 
 // Random picks a worker uniformly at random, like Dynamo's --router-mode
 // random; with Admit's rule ExcludeBusy, among the workers the busy
@@ -22,7 +26,8 @@ func (p *Random) Route(_ *Request, v View) Decision {
 		}
 		return Decision{Worker: free[p.Rand.IntN(len(free))], Reason: "uniform among the workers not overloaded"}
 	}
-	return Decision{Worker: p.Rand.IntN(v.NumWorkers()), Reason: "uniform random"}
+	ws := v.Workers()
+	return Decision{Worker: ws[p.Rand.IntN(len(ws))], Reason: "uniform random"}
 }
 
 // LeastLoaded picks the worker with the fewest requests in flight, ties
@@ -31,8 +36,9 @@ type LeastLoaded struct{ Rand *rand.Rand }
 
 // Route picks the least-loaded worker.
 func (p *LeastLoaded) Route(_ *Request, v View) Decision {
-	scores := make([]float64, v.NumWorkers())
-	for w := range scores {
+	ws := v.Workers()
+	scores := idScores(nil, ws)
+	for _, w := range ws {
 		scores[w] = float64(v.InFlight(w))
 	}
 	return Decision{Worker: argmin(scores, p.Rand), Reason: "fewest in flight", Scores: scores}
@@ -44,21 +50,37 @@ type PowerOfTwo struct{ Rand *rand.Rand }
 
 // Route compares two random workers.
 func (p *PowerOfTwo) Route(_ *Request, v View) Decision {
-	n := v.NumWorkers()
+	ws := v.Workers()
+	n := len(ws)
 	if n == 1 {
-		return Decision{Worker: 0, Reason: "only worker"}
+		return Decision{Worker: ws[0], Reason: "only worker"}
 	}
-	a := p.Rand.IntN(n)
-	b := p.Rand.IntN(n - 1)
-	if b >= a {
-		b++
+	i := p.Rand.IntN(n)
+	k := p.Rand.IntN(n - 1)
+	if k >= i {
+		k++
 	}
+	a, b := ws[i], ws[k]
 	la, lb := v.InFlight(a), v.InFlight(b)
 	w := a
 	if lb < la || (lb == la && p.Rand.IntN(2) == 1) {
 		w = b
 	}
 	return Decision{Worker: w, Reason: "fewer in flight of two sampled"}
+}
+
+// idScores returns buf resized to hold a score per worker id of ws
+// (IDBound), the ids not in ws at +Inf (excluded); the caller sets the
+// scores of ws.
+func idScores(buf []float64, ws []int) []float64 {
+	n := IDBound(ws)
+	s := slices.Grow(buf[:0], n)[:n]
+	if len(ws) < n {
+		for i := range s {
+			s[i] = math.Inf(1)
+		}
+	}
+	return s
 }
 
 // argmin returns the index of the smallest score, choosing uniformly among

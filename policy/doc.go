@@ -20,12 +20,18 @@
 // Writing a policy:
 //
 //	least := policy.Func(func(r *policy.Request, v policy.View) policy.Decision {
-//		best := 0
-//		for w := 1; w < v.NumWorkers(); w++ {
+//		ws := v.Workers() // the live worker ids
+//		best := ws[0]
+//		for _, w := range ws[1:] {
 //			if v.InFlight(w) < v.InFlight(best) {
 //				best = w
 //			}
 //		}
 //		return policy.Decision{Worker: best, Reason: "fewest in flight"}
 //	})
+//
+// Workers keep their ids for the whole run while others join and leave:
+// state a policy keeps per worker is indexed by id (arrays of length
+// IDBound(v.Workers()), grown when a larger id appears), and a policy
+// routes only to a listed worker.
 package policy

@@ -15,7 +15,7 @@ func ExampleFunc() {
 			return policy.Decision{Worker: 0, Reason: "short prompt"}
 		}
 		best := 1
-		for w := 2; w < v.NumWorkers(); w++ {
+		for _, w := range v.Workers()[2:] {
 			if v.PrefillTokens(w) < v.PrefillTokens(best) {
 				best = w
 			}
@@ -38,5 +38,5 @@ type exampleView struct {
 	prefill []int
 }
 
-func (v exampleView) NumWorkers() int         { return len(v.prefill) }
+func (v exampleView) Workers() []int          { return []int{0, 1, 2, 3} }
 func (v exampleView) PrefillTokens(w int) int { return v.prefill[w] }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 )
 
 // KV is Dynamo's KV-aware router. Each worker w costs
@@ -57,8 +56,9 @@ func (p *KV) Route(r *Request, v View) Decision {
 			return d
 		}
 	}
+	ws := v.Workers()
 	p.loads = Loads(v, r.Blocks, p.loads)
-	p.scores = slices.Grow(p.scores[:0], len(p.loads))[:len(p.loads)]
+	p.scores = idScores(p.scores, ws)
 	scores := p.scores
 	var over OverloadView
 	if p.Admit.Gate == ExcludeBusy && p.Admit.Armed() {
@@ -69,19 +69,37 @@ func (p *KV) Route(r *Request, v View) Decision {
 	// running minimum with its tie draws, in argmin's order.
 	m := minPick{best: -1}
 	pick, uniform, loads := p.Temperature <= 0, !p.Release.TreeSizeTieBreak, p.loads[:len(scores)]
-	for w := range scores {
-		if over != nil && over.Overloaded(w) {
-			scores[w] = math.Inf(1)
-			excluded++
-			continue
+	if len(ws) == len(scores) {
+		// The ids are 0..N−1 (a fixed membership): the same loop over the
+		// arrays themselves, without the indirection (the hot path at
+		// fleet scale).
+		for w := range scores {
+			if over != nil && over.Overloaded(w) {
+				scores[w] = math.Inf(1)
+				excluded++
+				continue
+			}
+			s := p.cost(isl, &loads[w], bs)
+			scores[w] = s
+			if pick && uniform {
+				m.offer(w, s, p.Rand)
+			}
 		}
-		s := p.cost(isl, &loads[w], bs)
-		scores[w] = s
-		if pick && uniform {
-			m.offer(w, s, p.Rand)
+	} else {
+		for _, w := range ws {
+			if over != nil && over.Overloaded(w) {
+				scores[w] = math.Inf(1)
+				excluded++
+				continue
+			}
+			s := p.cost(isl, &loads[w], bs)
+			scores[w] = s
+			if pick && uniform {
+				m.offer(w, s, p.Rand)
+			}
 		}
 	}
-	if excluded == len(scores) {
+	if excluded == len(ws) {
 		return Decision{Action: RejectBusy, Reason: p.Admit.OverloadMessage, Scores: scores}
 	}
 	w, reason := m.best, "min cost"
@@ -92,7 +110,7 @@ func (p *KV) Route(r *Request, v View) Decision {
 		w, reason = treeTie(scores, v), "min cost (ties: smallest prefix index)"
 	}
 	if w < 0 {
-		return p.overflowed(scores, over)
+		return p.overflowed(scores, ws, over)
 	}
 	return Decision{Worker: w, Reason: reason, Scores: scores}
 }
@@ -129,9 +147,9 @@ type TreeView interface {
 // or NaN: a scale or credit too large for float64, which Params.Validate
 // refuses but a KV built by hand may carry): those workers tie at the
 // largest finite cost, drawn uniformly; excluded workers stay excluded.
-func (p *KV) overflowed(scores []float64, over OverloadView) Decision {
+func (p *KV) overflowed(scores []float64, ws []int, over OverloadView) Decision {
 	m := minPick{best: -1}
-	for w := range scores {
+	for _, w := range ws {
 		if over == nil || !over.Overloaded(w) {
 			scores[w] = maxFinite
 			m.offer(w, maxFinite, p.Rand)
@@ -193,7 +211,7 @@ type QueueGate struct {
 
 // AllPrefillBusy reports whether every worker is past the threshold.
 func (q *QueueGate) AllPrefillBusy(v View) bool {
-	for w := 0; w < v.NumWorkers(); w++ {
+	for _, w := range v.Workers() {
 		if float64(v.PrefillTokens(w)) <= q.Threshold*float64(v.MaxNumBatchedTokens(w)) {
 			return false
 		}

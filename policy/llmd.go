@@ -112,11 +112,13 @@ type LLMD struct {
 
 // Route sums the weighted scores and picks the maximum.
 func (p *LLMD) Route(r *Request, v View) Decision {
-	n, bs := v.NumWorkers(), v.BlockSize()
+	ws, bs := v.Workers(), v.BlockSize()
+	n := IDBound(ws)
 	if p.index == nil {
-		p.index = newLRUIndex(n, max(p.LRUCapacity/bs, 1))
-		p.matched = make([]int, n)
+		p.index = newLRUIndex(max(p.LRUCapacity/bs, 1))
 	}
+	p.index.grow(n)
+	p.matched = grown(p.matched, n)
 	p.scores = slices.Grow(p.scores[:0], n)[:n]
 	clear(p.scores)
 	blocks := r.Blocks[:min(len(r.Blocks), p.MaxPrefixTokens/bs)]
@@ -127,23 +129,26 @@ func (p *LLMD) Route(r *Request, v View) Decision {
 	for _, s := range p.Scorers {
 		switch s.Name {
 		case scorerPrefix:
-			p.prefixScores(s.Weight)
+			p.prefixScores(s.Weight, ws)
 		case scorerPrecise:
 			best := 0
-			for w := 0; w < n; w++ {
+			for _, w := range ws {
 				p.matched[w] = v.Overlap(w, blocks)
 				best = max(best, p.matched[w])
 			}
-			for w := 0; w < n && best > 0; w++ {
+			for _, w := range ws {
+				if best == 0 {
+					break
+				}
 				p.scores[w] += s.Weight * float64(p.matched[w]) / float64(best)
 			}
 		case scorerQueue:
 			lo, hi := math.MaxInt, math.MinInt
-			for w := 0; w < n; w++ {
+			for _, w := range ws {
 				q := v.EngineWaiting(w)
 				lo, hi = min(lo, q), max(hi, q)
 			}
-			for w := 0; w < n; w++ {
+			for _, w := range ws {
 				score := 1.0
 				if hi > lo {
 					score = float64(hi-v.EngineWaiting(w)) / float64(hi-lo)
@@ -151,7 +156,7 @@ func (p *LLMD) Route(r *Request, v View) Decision {
 				p.scores[w] += s.Weight * score
 			}
 		case scorerKVUtil:
-			for w := 0; w < n; w++ {
+			for _, w := range ws {
 				if c := v.KVCapacity(w); c > 0 {
 					p.scores[w] += s.Weight * (1 - float64(v.EngineKVUsed(w))/float64(c))
 				}
@@ -159,6 +164,16 @@ func (p *LLMD) Route(r *Request, v View) Decision {
 		}
 	}
 	costs := negated(p.scores) // the max score is the min cost; ties drawn uniformly
+	if len(ws) < n {
+		live := 0
+		for id := range costs { // ids not in ws are excluded
+			if live < len(ws) && ws[live] == id {
+				live++
+			} else {
+				costs[id] = math.Inf(1)
+			}
+		}
+	}
 	w := argmin(costs, p.Rand)
 	if len(p.hashes) > 0 {
 		p.index.add(p.hashes, w)
@@ -169,7 +184,7 @@ func (p *LLMD) Route(r *Request, v View) Decision {
 // prefixScores adds weight × (leading hashes held / hashes) per worker:
 // hashes are walked from the first while any worker holds one, each
 // holder counting it (multi/prefix/plugin.go matchLongestPrefix).
-func (p *LLMD) prefixScores(weight float64) {
+func (p *LLMD) prefixScores(weight float64, ws []int) {
 	if len(p.hashes) == 0 {
 		return
 	}
@@ -183,8 +198,8 @@ func (p *LLMD) prefixScores(weight float64) {
 			p.matched[w]++
 		}
 	}
-	for w, m := range p.matched {
-		p.scores[w] += weight * float64(m) / float64(len(p.hashes))
+	for _, w := range ws {
+		p.scores[w] += weight * float64(p.matched[w]) / float64(len(p.hashes))
 	}
 }
 

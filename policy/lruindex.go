@@ -42,12 +42,15 @@ func (l *lruList) release(s int32) {
 	l.n--
 }
 
-func newLRUIndex(workers, capacity int) *lruIndex {
-	ix := &lruIndex{capacity: capacity, holders: map[uint64][]int32{}, lrus: make([]lruList, workers)}
-	for w := range ix.lrus {
-		ix.lrus[w] = lruList{slot: map[uint64]int32{}, head: -1, tail: -1}
+func newLRUIndex(capacity int) *lruIndex {
+	return &lruIndex{capacity: capacity, holders: map[uint64][]int32{}}
+}
+
+// grow gives every worker id below n its LRU (a worker joined).
+func (ix *lruIndex) grow(n int) {
+	for len(ix.lrus) < n {
+		ix.lrus = append(ix.lrus, lruList{slot: map[uint64]int32{}, head: -1, tail: -1})
 	}
-	return ix
 }
 
 // get lists the workers holding h.

@@ -19,12 +19,19 @@ type Request struct {
 	Parked bool
 }
 
-// View is the router's read-only picture of the workers: its own
+// View is the router's read-only picture of its pool's workers: its own
 // bookkeeping and what the workers published, never the engines' true
-// state. Worker indices run from 0 to NumWorkers()-1.
+// state. Workers are named by stable ids (see Workers); every per-worker
+// method takes one.
 type View interface {
-	// NumWorkers is the number of workers behind the router.
-	NumWorkers() int
+	// Workers lists the live, routable worker ids behind the router, in
+	// increasing order. An id names one worker for the whole run and is
+	// never reused, so per-worker state kept in an array indexed by id (of
+	// length IDBound) survives other workers joining and leaving; with a
+	// fixed membership the ids are 0..N-1. The view never modifies a
+	// slice it returned: a membership change returns a new one. A policy
+	// must route only to a listed worker.
+	Workers() []int
 	// BlockSize is the KV block size in tokens.
 	BlockSize() int
 	// InFlight is the number of requests the router sent to worker w that
@@ -73,8 +80,9 @@ type WorkerLoad struct {
 
 // LoadsView is a View that also hands over every worker's WorkerLoad for a
 // request's blocks in one call, so a policy scoring all N workers reads an
-// array instead of making six interface calls per worker. dst is reused
-// when it is long enough.
+// array instead of making six interface calls per worker. The result is
+// indexed by worker id, of length IDBound(Workers()); entries of ids not
+// in Workers are unspecified. dst is reused when it is long enough.
 type LoadsView interface {
 	View
 	Loads(blocks []uint64, dst []WorkerLoad) []WorkerLoad
@@ -88,24 +96,37 @@ func LoadOf(v View, w int, blocks []uint64) WorkerLoad {
 	}
 }
 
-// Loads returns every worker's WorkerLoad for blocks: in one call when v is
-// a LoadsView, else worker by worker. dst is reused when long enough.
+// Loads returns every live worker's WorkerLoad for blocks, indexed by id
+// (LoadsView): in one call when v is a LoadsView, else worker by worker.
+// dst is reused when long enough.
 func Loads(v View, blocks []uint64, dst []WorkerLoad) []WorkerLoad {
 	if lv, ok := v.(LoadsView); ok {
 		return lv.Loads(blocks, dst)
 	}
-	n := v.NumWorkers()
+	ws := v.Workers()
+	n := IDBound(ws)
 	dst = slices.Grow(dst[:0], n)[:n]
-	for w := range dst {
+	for _, w := range ws {
 		dst[w] = LoadOf(v, w, blocks)
 	}
 	return dst
 }
 
+// IDBound is one past the largest id in ws, a list of worker ids in
+// increasing order (View.Workers): the length of an array indexed by id
+// that covers them (0 for none). O(1).
+func IDBound(ws []int) int {
+	if len(ws) == 0 {
+		return 0
+	}
+	return ws[len(ws)-1] + 1
+}
+
 // Decision is a routing outcome: what to do (Action) and, to dispatch,
-// which worker; Reason explains it and Scores holds per-worker costs where
-// the policy computed any (lower is better; +Inf marks an excluded
-// worker). A policy may reuse Scores' array in its next Route: copy it to
+// which worker (an id from View.Workers); Reason explains it and Scores
+// holds per-worker costs, indexed by id, where the policy computed any
+// (lower is better; +Inf marks an excluded worker or an id not in
+// Workers). A policy may reuse Scores' array in its next Route: copy it to
 // keep it.
 type Decision struct {
 	Action Action

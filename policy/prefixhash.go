@@ -32,6 +32,7 @@ type PrefixHash struct {
 	Replication      int
 
 	ring []ringPoint
+	m    members // the workers the ring holds
 }
 
 type ringPoint struct {
@@ -56,15 +57,20 @@ func (p *PrefixHash) CheckWorkers(n int) error {
 		p.Replication, n, int64(p.Replication)*int64(n), MaxRingPoints, n, MaxRingPoints/n)
 }
 
-// Route walks the ring from the prompt's key.
+// Route walks the ring from the prompt's key. The ring holds the live
+// workers: rebuilt when they change, as KubeAI adds and removes a pod's
+// points when its endpoints change (balance_chwbl.go @08e69e54f9c7
+// chwblAddEndpoint, chwblRemoveEndpoint; a worker's points depend only on
+// its id, so the others' stay put).
 func (p *PrefixHash) Route(r *Request, v View) Decision {
-	n := v.NumWorkers()
-	if p.ring == nil {
-		p.ring = buildRing(n, p.Replication, 0x6b75626561690000) // "kubeai"
+	ws := v.Workers()
+	n := len(ws)
+	if p.m.sync(ws) {
+		p.ring = buildRing(ws, p.Replication, 0x6b75626561690000) // "kubeai"
 	}
 	key := p.key(r, v.BlockSize())
 	total := 0
-	for w := 0; w < n; w++ {
+	for _, w := range ws {
 		total += v.InFlight(w)
 	}
 	start := ringSearch(p.ring, key)
@@ -109,10 +115,10 @@ func loadOK(load, total, n int, factor float64) bool {
 	return float64(load) <= float64(total+1)/float64(n)*factor
 }
 
-// buildRing places replicas points per worker, sorted by hash.
-func buildRing(n, replicas int, seed uint64) []ringPoint {
-	ring := make([]ringPoint, 0, n*replicas)
-	for w := 0; w < n; w++ {
+// buildRing places replicas points per worker of ws, sorted by hash.
+func buildRing(ws []int, replicas int, seed uint64) []ringPoint {
+	ring := make([]ringPoint, 0, len(ws)*replicas)
+	for _, w := range ws {
 		for k := 0; k < replicas; k++ {
 			ring = append(ring, ringPoint{mix64(mix64(seed, uint64(w)+1), uint64(k)+1), int32(w)})
 		}

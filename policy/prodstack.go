@@ -22,7 +22,8 @@ type SessionAffinity struct {
 	Window int64 // ns
 
 	ring  []ringPoint
-	sent  [][]int64 // per worker, dispatch times inside the window, oldest first
+	m     members   // the workers the ring holds
+	sent  [][]int64 // per worker id, dispatch times inside the window, oldest first
 	heads []int
 	ever  []bool
 }
@@ -32,10 +33,11 @@ const sessionRingPoints = 160
 
 // Route hashes the session or falls back to the lowest QPS.
 func (p *SessionAffinity) Route(r *Request, v View) Decision {
-	n := v.NumWorkers()
-	if p.ring == nil {
-		p.ring = buildRing(n, sessionRingPoints, 0x73657373696f6e00) // "session"
-		p.sent, p.heads, p.ever = make([][]int64, n), make([]int, n), make([]bool, n)
+	ws := v.Workers()
+	if p.m.sync(ws) { // the ring over the live workers (a worker's points depend on its id alone)
+		p.ring = buildRing(ws, sessionRingPoints, 0x73657373696f6e00) // "session"
+		n := IDBound(ws)
+		p.sent, p.heads, p.ever = grown(p.sent, n), grown(p.heads, n), grown(p.ever, n)
 	}
 	now := v.Now()
 	var w int
@@ -44,7 +46,7 @@ func (p *SessionAffinity) Route(r *Request, v View) Decision {
 		w = int(p.ring[ringSearch(p.ring, sessionKey(r.Session))].w)
 		reason = "session hash ring"
 	} else {
-		w, reason = p.lowestQPS(n, now)
+		w, reason = p.lowestQPS(ws, now)
 	}
 	p.sent[w] = append(p.sent[w], now)
 	p.ever[w] = true
@@ -53,9 +55,9 @@ func (p *SessionAffinity) Route(r *Request, v View) Decision {
 
 // lowestQPS is _qps_routing: the first worker never sent a request, else
 // the first with the fewest dispatches in the window.
-func (p *SessionAffinity) lowestQPS(n int, now int64) (int, string) {
+func (p *SessionAffinity) lowestQPS(ws []int, now int64) (int, string) {
 	best, bestCount := -1, 0
-	for w := 0; w < n; w++ {
+	for _, w := range ws {
 		if !p.ever[w] {
 			return w, "no session: a worker without requests"
 		}
@@ -94,14 +96,12 @@ type PrefixAware struct {
 
 // Route follows the longest recorded prefix.
 func (p *PrefixAware) Route(r *Request, v View) Decision {
-	n := v.NumWorkers()
 	if p.trie == nil {
 		p.trie = map[uint64]workerSet{}
 	}
-	p.cand = p.cand[:0]
-	for w := 0; w < n; w++ {
-		p.cand = append(p.cand, w)
-	}
+	// Candidates start from the live workers, so a departed worker's trie
+	// entries never match.
+	p.cand = append(p.cand[:0], v.Workers()...)
 	matched := 0
 	for _, h := range r.Blocks {
 		set, ok := p.trie[h]

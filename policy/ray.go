@@ -25,17 +25,24 @@ type RayPrefixAffinity struct {
 	tree *approxTree
 	p2   PowerOfTwo
 	buf  []int
+	m    members
 }
 
 // Route applies the prefix-affinity rule.
 func (p *RayPrefixAffinity) Route(r *Request, v View) Decision {
-	n := v.NumWorkers()
+	ws := v.Workers()
 	if p.tree == nil {
-		p.tree = newApproxTree(n, v.BlockSize())
+		p.tree = newApproxTree(v.BlockSize())
 		p.p2.Rand = p.Rand
 	}
-	lo, hi := v.InFlight(0), v.InFlight(0)
-	for w := 1; w < n; w++ {
+	if p.m.sync(ws) {
+		p.tree.grow(IDBound(ws))
+		for _, w := range p.m.gone {
+			p.tree.removeTenant(w)
+		}
+	}
+	lo, hi := v.InFlight(ws[0]), v.InFlight(ws[0])
+	for _, w := range ws[1:] {
 		lo, hi = min(lo, v.InFlight(w)), max(hi, v.InFlight(w))
 	}
 	var d Decision
@@ -50,10 +57,10 @@ func (p *RayPrefixAffinity) Route(r *Request, v View) Decision {
 		}
 		what := "prefix match"
 		if rate < p.MatchRateThreshold || node < 0 {
-			p.buf = p.tree.smallest(p.buf)
+			p.buf = p.tree.smallest(p.buf, ws)
 			what = "smallest trees"
 		} else {
-			p.buf = p.tree.tenants(node, p.buf)
+			p.buf = p.tree.tenants(node, p.buf, &p.m)
 		}
 		d = Decision{Worker: fewest(p.buf, func(w int) float64 { return float64(v.InFlight(w)) }, p.Rand), Reason: fmt.Sprintf("%s (%.0f%% matched, %d candidates)", what, 100*rate, len(p.buf))}
 	}

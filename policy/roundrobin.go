@@ -1,6 +1,6 @@
 package policy
 
-// RoundRobin sends request k to worker k mod N, like Dynamo's
+// RoundRobin sends request k to the (k mod N)th live worker, like Dynamo's
 // --router-mode round-robin; it never consults the router's load. Admit,
 // when its rule is ExcludeBusy (Dynamo v1.3 on, with a threshold set),
 // makes it rotate over the workers the busy monitor does not report
@@ -17,7 +17,8 @@ func (p *RoundRobin) Admission() Admission { return p.Admit }
 
 // Route picks the next worker in rotation.
 func (p *RoundRobin) Route(_ *Request, v View) Decision {
-	n := v.NumWorkers()
+	ws := v.Workers()
+	n := len(ws)
 	if free, ok := freeWorkers(p.Admit, v, &p.free); ok {
 		if len(free) == 0 {
 			return Decision{Action: RejectBusy, Reason: p.Admit.OverloadMessage}
@@ -26,9 +27,9 @@ func (p *RoundRobin) Route(_ *Request, v View) Decision {
 		p.next = (p.next + 1) % n
 		return Decision{Worker: w, Reason: "rotation over the workers not overloaded"}
 	}
-	w := p.next % n
-	p.next = (w + 1) % n
-	return Decision{Worker: w, Reason: "rotation"}
+	k := p.next % n
+	p.next = (k + 1) % n
+	return Decision{Worker: ws[k], Reason: "rotation"}
 }
 
 // freeWorkers lists, into buf, the workers the busy monitor does not
@@ -40,7 +41,7 @@ func freeWorkers(adm Admission, v View, buf *[]int) ([]int, bool) {
 		return nil, false
 	}
 	free := (*buf)[:0]
-	for w := 0; w < v.NumWorkers(); w++ {
+	for _, w := range v.Workers() {
 		if !ov.Overloaded(w) {
 			free = append(free, w)
 		}

@@ -68,7 +68,7 @@ func TestRegistryDrivesLookup(t *testing.T) {
 }
 
 func TestFuncAdapter(t *testing.T) {
-	var p Policy = Func(func(_ *Request, v View) Decision { return Decision{Worker: v.NumWorkers() - 1, Reason: "last"} })
+	var p Policy = Func(func(_ *Request, v View) Decision { return Decision{Worker: IDBound(v.Workers()) - 1, Reason: "last"} })
 	if d := p.Route(&Request{}, newFakeView(4)); d.Worker != 3 {
 		t.Errorf("Func routed to %d", d.Worker)
 	}

@@ -38,14 +38,21 @@ type SGLangCacheAware struct {
 	tree      *approxTree
 	nextEvict int64
 	buf       []int
+	m         members
 }
 
 // Route applies the cache-aware rule.
 func (p *SGLangCacheAware) Route(r *Request, v View) Decision {
-	n := v.NumWorkers()
+	ws := v.Workers()
 	if p.tree == nil {
-		p.tree = newApproxTree(n, v.BlockSize())
+		p.tree = newApproxTree(v.BlockSize())
 		p.nextEvict = p.EvictionInterval
+	}
+	if p.m.sync(ws) {
+		p.tree.grow(IDBound(ws))
+		for _, w := range p.m.gone {
+			p.tree.removeTenant(w)
+		}
 	}
 	now := v.Now()
 	if p.EvictionInterval > 0 && now >= p.nextEvict {
@@ -53,7 +60,7 @@ func (p *SGLangCacheAware) Route(r *Request, v View) Decision {
 		p.nextEvict += (now-p.nextEvict)/p.EvictionInterval*p.EvictionInterval + p.EvictionInterval
 	}
 	lo, hi, least := math.MaxInt, -1, 0
-	for w := 0; w < n; w++ {
+	for _, w := range ws {
 		l := v.InFlight(w)
 		if l < lo {
 			lo, least = l, w
@@ -72,7 +79,7 @@ func (p *SGLangCacheAware) Route(r *Request, v View) Decision {
 	w := -1
 	if node >= 0 {
 		// prefix_match refreshes the matched tenant's path, hit or miss.
-		p.buf = p.tree.tenants(node, p.buf)
+		p.buf = p.tree.tenants(node, p.buf, &p.m)
 		w = p.buf[0]
 		p.tree.touch(node, w, now)
 	}
@@ -80,7 +87,7 @@ func (p *SGLangCacheAware) Route(r *Request, v View) Decision {
 	if w >= 0 && float32(rate) > float32(p.CacheThreshold) {
 		reason = fmt.Sprintf("cache hit: %.0f%% of the prompt matched", 100*rate)
 	} else {
-		p.buf = p.tree.smallest(p.buf)
+		p.buf = p.tree.smallest(p.buf, ws)
 		w = p.buf[0]
 		reason = fmt.Sprintf("cache miss (%.0f%% matched): smallest tree", 100*rate)
 	}

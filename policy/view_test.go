@@ -12,6 +12,7 @@ type fakeView struct {
 	waiting, stored                       []int
 	overloaded                            []bool
 	now                                   int64
+	ids                                   []int // the live workers; nil = all
 }
 
 func newFakeView(n int) *fakeView {
@@ -26,7 +27,18 @@ func newFakeView(n int) *fakeView {
 	return v
 }
 
-func (v *fakeView) NumWorkers() int                 { return len(v.inFlight) }
+// Workers lists the live ids: v.ids, or every worker (the same slice each
+// call, as the router's).
+func (v *fakeView) Workers() []int {
+	if v.ids == nil {
+		v.ids = make([]int, len(v.inFlight))
+		for w := range v.ids {
+			v.ids[w] = w
+		}
+	}
+	return v.ids
+}
+
 func (v *fakeView) BlockSize() int                  { return v.block }
 func (v *fakeView) InFlight(w int) int              { return v.inFlight[w] }
 func (v *fakeView) PrefillTokens(w int) int         { return v.prefill[w] }

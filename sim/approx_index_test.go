@@ -20,7 +20,7 @@ type believing struct {
 
 func (b *believing) Route(r *policy.Request, v policy.View) policy.Decision {
 	b.buf = b.buf[:0]
-	for w := 0; w < v.NumWorkers(); w++ {
+	for _, w := range v.Workers() {
 		if bl, ok := b.inner.(policy.Believer); ok {
 			b.buf = append(b.buf, bl.Believed(w, r.Blocks))
 		} else {

@@ -47,24 +47,26 @@ const (
 	KindArrival  Kind = iota // a request reaches the frontend; Arg = request
 	KindResend               // a client re-sends a rejected request; Arg = request
 	KindFollowUp             // a closed-loop client sends its next request; Arg = request
-	KindKVEvent              // lagged KV events reach the router
-	KindMonitor              // messages reach the busy monitor
+	KindKVEvent              // lagged KV events reach a router; Arg = pool
+	KindMonitor              // messages reach a busy monitor; Arg = pool
 	KindRoute                // frontend done, the router decides; Arg = request
 	KindStepEnd              // a worker's step finishes; Arg = worker
 	KindKick                 // an idle worker looks for work; Arg = worker
 	KindTimeout              // a client's wait for a request runs out; Arg = request
+	KindMember               // a worker joins or leaves; Arg = Config.Membership index
 )
 
-// cluster wires the router stage to N workers and handles the events of
-// one run.
+// cluster wires the pools (each a router stage and its workers) and
+// handles the events of one run.
 type cluster struct {
 	eng      Engine
 	cfg      Config
 	wl       *Workload
-	pol      policy.Policy
-	workers  []*worker
+	workers  []*worker // by id
+	poolOf   []int32   // by worker id
+	pools    []Pool
+	paths    map[int32]*path // requests' paths, with more than one pool
 	reqs     reqStore
-	rt       *router
 	nvml     nvml
 	ends     []int32 // requests that ended this event, for FollowUp
 	ended    int
@@ -95,15 +97,24 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
-	if sz, ok := pol.(policy.Sized); ok {
-		if err := sz.CheckWorkers(cfg.NumWorkers()); err != nil {
-			return nil, nil, err
+	if pol == nil && cfg.Pools[0].Policy == nil {
+		return nil, nil, fmt.Errorf("sim: no policy for pool 0")
+	}
+	for p := range cfg.Pools {
+		pp := cfg.Pools[p].Policy
+		if pp == nil {
+			pp = pol
+		}
+		if sz, ok := pp.(policy.Sized); ok {
+			if err := sz.CheckWorkers(cfg.poolPeak(p)); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	if bs := cfg.Front().Worker.BlockSize; wl.BlockSize != bs {
 		return nil, nil, fmt.Errorf("sim: workload prepared for block size %d, workers use %d", wl.BlockSize, bs)
 	}
-	c := &cluster{cfg: cfg, wl: wl, pol: pol}
+	c := &cluster{cfg: cfg, wl: wl}
 	c.eng.cancel = cfg.Cancel
 	if cfg.Progress != nil {
 		c.eng.tick = func() { cfg.Progress(c.eng.Now(), len(c.records)) }
@@ -127,32 +138,24 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 		c.src = src
 	}
 	c.workers = make([]*worker, 0, cfg.NumWorkers())
-	for pi := range cfg.Pools {
-		pool := &cfg.Pools[pi]
-		for k := 0; k < pool.N; k++ {
-			w := newWorker(len(c.workers), pool.Worker, pool.Profile, &c.reqs)
-			w.noise = newStepNoise(cfg.Seed, w.id)
-			if cfg.Router.KVAware {
-				w.kv.Events = kvSink{c, int32(w.id)}
-			}
-			c.workers = append(c.workers, w)
+	for p := range cfg.Pools {
+		for k := 0; k < cfg.Pools[p].N; k++ {
+			c.addWorker(p, &cfg.Pools[p])
 		}
 	}
 	c.nvml = newNVML(c.workers, cfg.NVML)
-	c.rt = newRouter(c.workers, cfg.Router, c.eng.Now)
-	if a, ok := pol.(policy.Admitter); ok {
-		c.rt.freeze = a.Admission().FreezeParkedOverlap
+	c.newPools(pol)
+	engine := false
+	for p := range c.pools {
+		rt := c.pools[p].Router
+		c.admit(p, rt)
+		engine = engine || rt.engine != nil
 	}
-	if a, ok := pol.(policy.Admitter); ok && a.Admission().Armed() {
-		adm := a.Admission()
-		phase := Time(0)
-		if adm.ReconcileNs > 0 {
-			phase = Time(Stream(cfg.Seed, "monitor").Int64N(adm.ReconcileNs))
-		}
-		c.rt.mon = newMonitor(adm, c.workers, cfg.Router.EventPlaneDelay, cfg.Router.MetricsLag, phase)
+	c.reqs.recycled = c.forgetScans
+	c.runs = !cfg.StepByStep && cfg.Observer == nil && !cfg.CheckInvariants && !engine
+	for k, m := range cfg.Membership {
+		c.eng.Schedule(m.At, KindMember, int32(k))
 	}
-	c.reqs.recycled = c.rt.forgetScans
-	c.runs = !cfg.StepByStep && cfg.Observer == nil && !cfg.CheckInvariants && c.rt.engine == nil
 	if c.src != nil {
 		if c.pull() {
 			c.t0 = c.reqs.at(0).job.Arrival
@@ -181,7 +184,10 @@ func (c *cluster) Handle(e Event) {
 			return
 		}
 	}
-	c.cur, c.last = e, e.At
+	c.cur = e
+	if e.Kind != KindMember { // a membership change alone does not extend the run
+		c.last = e.At
+	}
 	switch e.Kind {
 	case KindArrival, KindResend, KindFollowUp, KindRoute, KindTimeout:
 		c.reqs.at(e.Arg).events--
@@ -199,9 +205,9 @@ func (c *cluster) Handle(e Event) {
 	case KindRoute:
 		c.route(e.Arg)
 	case KindKVEvent:
-		c.deliverKV()
+		c.deliverKV(e.Arg)
 	case KindMonitor:
-		c.deliverMonitor()
+		c.deliverMonitor(e.Arg)
 	case KindStepEnd:
 		w := c.workers[e.Arg]
 		if w.run.k > 0 {
@@ -221,6 +227,8 @@ func (c *cluster) Handle(e Event) {
 		}
 	case KindTimeout:
 		c.timeout(e.Arg)
+	case KindMember:
+		c.member(e.Arg)
 	}
 	if c.drainDue {
 		c.drainDue = false
@@ -311,8 +319,9 @@ func (c *cluster) startStep(w *worker) {
 		return
 	}
 	b := w.schedule()
-	c.rt.publishUsage(w.id, c.eng.Now(), w.kv.Used(), w.numWaiting())
-	if c.rt.engine != nil {
+	rt := c.rtOf(w.id)
+	rt.publishUsage(w.id, c.eng.Now(), w.kv.Used(), w.numWaiting())
+	if rt.engine != nil {
 		c.engineUsage(w.id, w.kv.Used())
 	}
 	if len(w.sched) == 0 {
@@ -440,14 +449,14 @@ func (c *cluster) recordToken(ri int32, r *reqState, at Time) {
 	switch r.generated {
 	case 1:
 		r.firstToken = now
-		c.rt.firstToken(int(r.worker), r.booked)
+		c.rtOf(int(r.worker)).firstToken(int(r.worker), r.booked)
 		c.activeLoad(int(r.worker))
 		c.drainDue = true
 	case 2:
 		r.secondToken = now
 	}
 	if r.generated == int(r.osl) {
-		c.rt.finish(int(r.worker), r.prompt())
+		c.rtOf(int(r.worker)).finish(int(r.worker), r.prompt())
 		c.activeLoad(int(r.worker))
 		c.drainDue = true
 		c.endAt(ri, StatusOK, "", now)
@@ -469,6 +478,9 @@ func (c *cluster) endAt(i int32, s Status, reason string, at Time) {
 	c.ended++
 	if r.worker < 0 || !c.workers[r.worker].inStep(i) {
 		c.reqs.release(r) // else the worker drops it after its step
+	}
+	if c.paths != nil {
+		delete(c.paths, i)
 	}
 	if c.cfg.FollowUp != nil {
 		c.ends = append(c.ends, i)
@@ -511,9 +523,9 @@ func (c *cluster) result() (*Result, error) {
 		if w.kv.Used() != 0 {
 			return nil, fmt.Errorf("sim: worker %d holds %d KV blocks after every request ended", i, w.kv.Used())
 		}
-		if c.rt.inFlight[i] != 0 || c.rt.prefill[i] != 0 || c.rt.ActiveBlocks(i) != 0 {
+		if rt := c.rtOf(i); rt.inFlight[i] != 0 || rt.prefill[i] != 0 || rt.ActiveBlocks(i) != 0 {
 			return nil, fmt.Errorf("sim: router still books worker %d after the run: %d in flight, %d prefill tokens, %d blocks",
-				i, c.rt.inFlight[i], c.rt.prefill[i], c.rt.ActiveBlocks(i))
+				i, rt.inFlight[i], rt.prefill[i], rt.ActiveBlocks(i))
 		}
 	}
 	c.nvml.finish(int((res.Makespan + NVMLPeriod - 1) / NVMLPeriod))

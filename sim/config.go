@@ -12,10 +12,17 @@ import (
 // Config is one run's setup. Build each pool's WorkerConfig with
 // ResolveWorker.
 type Config struct {
-	// Pools are the groups of workers behind the router; worker indices
-	// run through the pools in order. Today every run has one aggregated
-	// pool (Single); mixed GPUs and prefill/decode roles add pools.
-	Pools []Pool
+	// Pools are the groups of workers, each behind its own router; the
+	// first workers' ids run through the pools in order (pool 0's are
+	// 0..N₀−1), workers that join later take the next ids. Most runs have
+	// one aggregated pool (Single).
+	Pools []PoolConfig
+	// Decider decides each request's path through the pools; nil sends
+	// every request through pool 0 (one hop).
+	Decider Decider
+	// Membership lists the workers that join and leave during the run
+	// (MemberChange), in any order; nil = a fixed membership.
+	Membership []MemberChange
 	// Seed drives every random stream of the run (service noise, router
 	// tie-breaks); the same seed and inputs give identical results.
 	Seed uint64
@@ -50,25 +57,26 @@ type Config struct {
 	Progress func(now Time, ended int)
 }
 
-// Role is what a pool's workers do.
-type Role uint8
-
-// Worker roles. RoleAggregated workers prefill and decode their own
-// requests (vLLM without disaggregation).
-const RoleAggregated Role = iota
-
-// Pool is a group of identical workers: same engine configuration and
-// step-time profile.
-type Pool struct {
+// PoolConfig is a group of identical workers (same engine configuration
+// and step-time profile) and the router in front of them.
+type PoolConfig struct {
 	Role    Role
-	N       int // workers in the pool (each one GPU or TP group)
+	N       int // workers in the pool at the start (each one GPU or TP group)
 	Worker  WorkerConfig
 	Profile *model.Profile
+	// Policy routes among the pool's workers; nil for pool 0 means the
+	// policy given to Run. Every other pool needs its own (a policy keeps
+	// per-run state).
+	Policy policy.Policy
+	// Router, if set, replaces Config.Router's router-stage settings for
+	// this pool (block bookkeeping, engine metrics, lags); the client's
+	// settings (retries, timeout, overload code) stay Config.Router's.
+	Router *RouterConfig
 }
 
 // Single is the configuration of n identical aggregated workers.
-func Single(n int, w WorkerConfig, p *model.Profile) []Pool {
-	return []Pool{{Role: RoleAggregated, N: n, Worker: w, Profile: p}}
+func Single(n int, w WorkerConfig, p *model.Profile) []PoolConfig {
+	return []PoolConfig{{Role: RoleAggregated, N: n, Worker: w, Profile: p}}
 }
 
 // NumWorkers is the number of workers over all pools.
@@ -82,13 +90,13 @@ func (c *Config) NumWorkers() int {
 
 // Front is the pool whose settings the cluster's front applies to every
 // request: the frontend delay (its profile) and the max-model-len check.
-// It is the first pool.
-func (c *Config) Front() *Pool { return &c.Pools[0] }
+// It is the first pool (the frontend is shared by the pools, as Dynamo's).
+func (c *Config) Front() *PoolConfig { return &c.Pools[0] }
 
 // WithN returns c with its first pool resized to n workers (a sweep's
 // cluster-size axis); the pools are copied, so c is unchanged.
 func (c Config) WithN(n int) Config {
-	c.Pools = append([]Pool(nil), c.Pools...)
+	c.Pools = append([]PoolConfig(nil), c.Pools...)
 	c.Pools[0].N = n
 	return c
 }
@@ -96,7 +104,7 @@ func (c Config) WithN(n int) Config {
 // WithProfile returns c with every pool running profile p (a calibration
 // candidate, a posterior draw); the pools are copied.
 func (c Config) WithProfile(p *model.Profile) Config {
-	c.Pools = append([]Pool(nil), c.Pools...)
+	c.Pools = append([]PoolConfig(nil), c.Pools...)
 	for i := range c.Pools {
 		c.Pools[i].Profile = p
 	}
@@ -143,8 +151,11 @@ func (c *Config) Validate() error {
 		if pool.N < 1 {
 			bad("pool %d: %d workers (want ≥ 1)", i, pool.N)
 		}
-		if pool.Role != RoleAggregated {
+		if int(pool.Role) >= len(roleNames) {
 			bad("pool %d: unknown role %d", i, pool.Role)
+		}
+		if i > 0 && pool.Policy == nil {
+			bad("pool %d: no policy (only pool 0 may use Run's)", i)
 		}
 		if i > 0 && pool.Worker.BlockSize != c.Pools[0].Worker.BlockSize {
 			bad("pool %d: block size %d differs from pool 0's %d (requests are hashed once)", i, pool.Worker.BlockSize, c.Pools[0].Worker.BlockSize)
@@ -156,6 +167,10 @@ func (c *Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	if len(c.Pools) > 1 && c.Decider == nil {
+		bad("%d pools and no Decider to choose a request's path", len(c.Pools))
+	}
+	errs = append(errs, c.checkMembership()...)
 	if c.Router.KVEventLag < 0 || c.Router.MetricsLag < 0 {
 		errs = append(errs, inputerr.Fieldf("kv_event_lag", "and `metrics_lag` must be ≥ 0"))
 	}

@@ -45,19 +45,20 @@ func (c *cluster) submit(i int32) {
 	c.schedReq(c.eng.Now()+delay, KindRoute, i)
 }
 
-// decide asks the policy about request i and reports the decision.
-func (c *cluster) decide(i int32, parked bool) policy.Decision {
+// decide asks pool p's policy about request i and reports the decision.
+func (c *cluster) decide(i int32, parked bool, p int32) policy.Decision {
 	r := c.reqs.at(i)
 	c.preq = policy.Request{ID: int(i), InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens, Blocks: r.prompt(), Session: r.job.Session, Parked: parked}
-	d := c.pol.Route(&c.preq, c.rt)
+	rt := c.pools[p].Router
+	d := rt.Policy.Route(&c.preq, rt)
 	if c.cfg.Decisions != nil {
 		c.cfg.Decisions.Decision(c.eng.Now(), int(i), len(r.attempts)+1, d)
 	}
 	return d
 }
 
-// route lets the router decide on a request that has just passed the
-// frontend: dispatch it, park it, or reject it.
+// route lets the router of the request's pool decide on a request that
+// has just passed the frontend: dispatch it, park it, or reject it.
 func (c *cluster) route(i int32) {
 	r := c.reqs.at(i)
 	if r.status != StatusPending {
@@ -66,46 +67,59 @@ func (c *cluster) route(i int32) {
 	if r.routed < 0 {
 		r.routed = c.eng.Now()
 	}
-	d := c.decide(i, false)
-	if d.Action == policy.Park {
-		r.parkedAt = c.eng.Now()
-		c.rt.park(i, r.job.InputTokens, r.prompt())
+	p, ok := c.poolFor(i)
+	if !ok {
 		return
 	}
-	c.apply(i, d)
+	d := c.decide(i, false, p)
+	if d.Action == policy.Park {
+		r.parkedAt = c.eng.Now()
+		c.pools[p].Router.park(i, r.job.InputTokens, r.prompt())
+		return
+	}
+	c.apply(i, d, p)
 }
 
-// apply carries out a decision that is not Park: reject or dispatch.
-func (c *cluster) apply(i int32, d policy.Decision) {
+// apply carries out pool p's decision that is not Park: reject or
+// dispatch.
+func (c *cluster) apply(i int32, d policy.Decision, p int32) {
 	switch d.Action {
 	case policy.RejectBusy:
 		c.reject(i, StatusRejectedBusy, d.Reason)
 	case policy.RejectBackpressure:
 		c.reject(i, StatusRejectedBackpressure, d.Reason)
 	case policy.Dispatch:
-		c.dispatch(i, d.Worker)
+		c.dispatch(i, d.Worker, p)
 	default:
 		panic(fmt.Sprintf("sim: policy returned action %v for request %d", d.Action, i))
 	}
 }
 
-// drain dispatches parked requests in FCFS order until the head has to
-// wait again (head-of-line blocking, as Dynamo's queue).
+// drain dispatches every pool's parked requests, in pool order.
 func (c *cluster) drain() {
-	for c.rt.queueLen() > 0 {
-		i := c.rt.queue[c.rt.qHead]
-		c.rt.using = c.rt.frozen[i] // nil unless frozen
-		d := c.decide(i, true)
+	for p := range c.pools {
+		c.drainPool(int32(p))
+	}
+}
+
+// drainPool dispatches pool p's parked requests in FCFS order until the
+// head has to wait again (head-of-line blocking, as Dynamo's queue).
+func (c *cluster) drainPool(p int32) {
+	rt := c.pools[p].Router
+	for rt.queueLen() > 0 {
+		i := rt.queue[rt.qHead]
+		rt.using = rt.frozen[i] // nil unless frozen
+		d := c.decide(i, true, p)
 		if d.Action == policy.Park {
-			c.rt.using = nil
+			rt.using = nil
 			return
 		}
 		r := c.reqs.at(i)
-		c.rt.unpark(r.job.InputTokens)
+		rt.unpark(r.job.InputTokens)
 		r.queueNs = c.eng.Now() - r.parkedAt
-		c.apply(i, d)
-		c.rt.using = nil
-		c.rt.thaw(i)
+		c.apply(i, d, p)
+		rt.using = nil
+		rt.thaw(i)
 	}
 }
 
@@ -132,10 +146,11 @@ func (c *cluster) timeout(i int32) {
 	}
 	if r.worker >= 0 {
 		w := c.workers[r.worker]
+		rt := c.rtOf(w.id)
 		if r.firstToken < 0 {
-			c.rt.firstToken(w.id, r.booked)
+			rt.firstToken(w.id, r.booked)
 		}
-		c.rt.finish(w.id, r.prompt())
+		rt.finish(w.id, r.prompt())
 		c.activeLoad(w.id)
 		if w.run.k > 0 {
 			c.cut(w)
@@ -146,8 +161,8 @@ func (c *cluster) timeout(i int32) {
 			c.eng.Schedule(c.eng.Now(), KindKick, int32(w.id))
 		}
 		c.drainDue = true
-	} else if c.rt.remove(i, r.job.InputTokens) {
-		c.rt.thaw(i)
+	} else if p := c.routedIn(i); p >= 0 && c.pools[p].Router.remove(i, r.job.InputTokens) {
+		c.pools[p].Router.thaw(i)
 		c.drainDue = true
 	}
 	c.end(i, StatusFailedTimeout, fmt.Sprintf("client timed out after %s without the full response", time.Duration(c.cfg.Router.Timeout)))
@@ -167,21 +182,25 @@ func retryWait(backoff Time, k int) Time {
 	return w
 }
 
-func (c *cluster) dispatch(i int32, w int) {
-	if w < 0 || w >= len(c.workers) {
-		panic(fmt.Sprintf("sim: policy chose worker %d of %d", w, len(c.workers)))
+// dispatch sends request i to worker w, which pool p's policy chose; a
+// worker not listed by p's router (another pool's, or one that left) is a
+// broken invariant.
+func (c *cluster) dispatch(i int32, w int, p int32) {
+	if w < 0 || w >= len(c.workers) || c.poolOf[w] != p || !c.live(w) {
+		panic(fmt.Sprintf("sim: pool %d's policy chose worker %d, not among its workers %v", p, w, c.pools[p].Workers))
 	}
 	r := c.reqs.at(i)
-	r.booked = c.rt.book(w, r.job.InputTokens, r.prompt())
+	rt := c.pools[p].Router
+	r.booked = rt.book(w, r.job.InputTokens, r.prompt())
 	c.activeLoad(w)
-	if c.gateRefuses() {
+	if c.gateRefuses(rt) {
 		// Dynamo v1.2 books the chosen worker first and, refused, releases
 		// the booking (two ActiveLoads) and re-checks its queue.
-		c.rt.firstToken(w, r.booked)
-		c.rt.finish(w, r.prompt())
+		rt.firstToken(w, r.booked)
+		rt.finish(w, r.prompt())
 		c.activeLoad(w)
 		c.drainDue = true
-		msg := c.rt.mon.adm.OverloadMessage
+		msg := rt.mon.adm.OverloadMessage
 		if c.cfg.Decisions != nil {
 			c.cfg.Decisions.Decision(c.eng.Now(), int(i), len(r.attempts)+1, policy.Decision{Action: policy.RejectBusy,
 				Reason: fmt.Sprintf("refused after booking worker %d: the busy monitor's free set is empty (%s)", w, msg)})
@@ -213,33 +232,37 @@ func (s kvSink) Removed(h uint64) { s.c.kvEvent(kvEvent{worker: s.w, hash: h}) }
 // warm loads the router's stored-block slots of hashes whose events
 // follow now (KVCache.warm); lagged events reach the index later.
 func (s kvSink) warm(hs []uint64) {
-	if s.c.cfg.Router.KVEventLag == 0 {
-		s.c.rt.stored.lists.warm(hs)
+	if rt := s.c.rtOf(int(s.w)); rt.kvLag == 0 {
+		rt.stored.lists.warm(hs)
 	}
 }
 
+// kvEvent sends a worker's KV event to its pool's router, after the lag.
 func (c *cluster) kvEvent(e kvEvent) {
-	lag := c.cfg.Router.KVEventLag
+	rt := c.rtOf(int(e.worker))
+	lag := rt.kvLag
 	if lag == 0 {
-		c.rt.applyKV(e)
+		rt.applyKV(e)
 		return
 	}
 	e.at = c.eng.Now() + lag
-	if len(c.rt.pending) == 0 {
-		c.eng.Schedule(e.at, KindKVEvent, 0)
+	if len(rt.pending) == 0 {
+		c.eng.Schedule(e.at, KindKVEvent, c.poolOf[e.worker])
 	}
-	c.rt.pending = append(c.rt.pending, e)
+	rt.pending = append(rt.pending, e)
 }
 
-// deliverKV applies the KV events due now and schedules the next delivery.
-func (c *cluster) deliverKV() {
-	now, p := c.eng.Now(), c.rt.pending
+// deliverKV applies the KV events due now at pool p's router and
+// schedules its next delivery.
+func (c *cluster) deliverKV(pool int32) {
+	rt := c.pools[pool].Router
+	now, p := c.eng.Now(), rt.pending
 	k := 0
 	for ; k < len(p) && p[k].at <= now; k++ {
-		c.rt.applyKV(p[k])
+		rt.applyKV(p[k])
 	}
-	c.rt.pending = p[:copy(p, p[k:])]
-	if len(c.rt.pending) > 0 {
-		c.eng.Schedule(c.rt.pending[0].at, KindKVEvent, 0)
+	rt.pending = p[:copy(p, p[k:])]
+	if len(rt.pending) > 0 {
+		c.eng.Schedule(rt.pending[0].at, KindKVEvent, pool)
 	}
 }

@@ -8,9 +8,13 @@
 //   - engine.go — Time, the event queue and its tie-break order (events at
 //     one instant fire by kind, then in scheduling order or by a key the
 //     scheduler gives), nothing domain-specific beyond the kinds.
-//   - cluster.go — Run: builds the workers and the router stage from a
-//     Config, drives the events, assembles the Result; the invariant checks
+//   - cluster.go — Run: builds the workers and the pools from a Config,
+//     drives the events, assembles the Result; the invariant checks
 //     (every request ends once, no KV block referenced at the end).
+//   - pool.go — pools (Pool: a role, its live worker ids, its Router with
+//     its own policy), the Decider that gives a request its path through
+//     the pools, and membership changes (MemberChange: a worker joins, or
+//     leaves and drains); worker ids are stable for the run.
 //   - dispatch.go — the request's way in: frontend delay, the policy's
 //     decision (dispatch, park in the router queue, reject with a status),
 //     client retries and time-outs.

@@ -28,7 +28,9 @@ type monitor struct {
 	mnbt    []int
 	d, p, u []int // last ActiveLoad (D, P) and last published usage (U)
 	busy    []bool
-	nBusy   int
+	nBusy   int    // busy live workers
+	live    []bool // the pool's workers still listed (by id)
+	nLive   int
 	pushed  Time // when the free set was last pushed (-1: never)
 	phase   Time // the reconcile timer's phase within its period
 	period  Time
@@ -47,17 +49,45 @@ type monMsg struct {
 	a, b   int // D and P, or U
 }
 
-// newMonitor builds the monitor for workers with total blocks and token
-// budgets from their pools; phase is the reconcile timer's offset.
-func newMonitor(adm policy.Admission, workers []*worker, delay, lag, phase Time) *monitor {
-	n := len(workers)
-	m := &monitor{adm: adm, total: make([]int, n), mnbt: make([]int, n), d: make([]int, n), p: make([]int, n), u: make([]int, n),
-		busy: make([]bool, n), pushed: -1, phase: phase, period: Time(adm.ReconcileNs), delay: delay, lag: lag,
-		sentU: make([]int, n), next: -1, wipes: -1}
-	for w, wk := range workers {
-		m.total[w], m.mnbt[w] = wk.cfg.KVBlocks, wk.cfg.MaxNumBatchedTokens
+// newMonitor builds the monitor of the pool whose workers are ids, among
+// workers (indexed by id), with total blocks and token budgets from their
+// pools; phase is the reconcile timer's offset.
+func newMonitor(adm policy.Admission, workers []*worker, ids []int, delay, lag, phase Time) *monitor {
+	m := &monitor{adm: adm, pushed: -1, phase: phase, period: Time(adm.ReconcileNs), delay: delay, lag: lag, next: -1, wipes: -1}
+	m.grow(workers)
+	for _, w := range ids {
+		m.setLive(w, true)
 	}
 	return m
+}
+
+// grow makes room for the ids of workers (a worker joined).
+func (m *monitor) grow(workers []*worker) {
+	from, n := len(m.total), len(workers)
+	m.total, m.mnbt = grown(m.total, n), grown(m.mnbt, n)
+	m.d, m.p, m.u, m.sentU = grown(m.d, n), grown(m.p, n), grown(m.u, n), grown(m.sentU, n)
+	m.busy, m.live = grown(m.busy, n), grown(m.live, n)
+	for w := from; w < n; w++ {
+		m.total[w], m.mnbt[w] = workers[w].cfg.KVBlocks, workers[w].cfg.MaxNumBatchedTokens
+	}
+}
+
+// setLive lists worker w (it joined) or takes it out (it left: its busy
+// state no longer counts, as the client drops a deregistered instance).
+func (m *monitor) setLive(w int, live bool) {
+	if m.live[w] == live {
+		return
+	}
+	m.live[w] = live
+	if live {
+		m.nLive++
+		return
+	}
+	m.nLive--
+	if m.busy[w] {
+		m.busy[w] = false
+		m.nBusy--
+	}
 }
 
 // busyOf applies the thresholds to worker w's last values.
@@ -85,7 +115,7 @@ func (m *monitor) apply(msg monMsg, now Time) bool {
 		m.d[w], m.p[w] = msg.a, msg.b
 	}
 	b := m.busyOf(w)
-	if b == m.busy[w] {
+	if b == m.busy[w] || !m.live[w] {
 		return false
 	}
 	m.busy[w] = b
@@ -110,7 +140,7 @@ func (m *monitor) lastReset(now Time) Time {
 // refuses says the client's free set is empty at now: the monitor pushed
 // an all-busy set after the client's last reset.
 func (m *monitor) refuses(now Time) bool {
-	return m.nBusy == len(m.busy) && m.pushed >= 0 && m.pushed >= m.lastReset(now)
+	return m.nBusy == m.nLive && m.pushed >= 0 && m.pushed >= m.lastReset(now)
 }
 
 // overloaded is worker w as the ExcludeBusy rule sees it: busy in the set
@@ -167,40 +197,41 @@ type MonitorObserver interface {
 // activeLoad sends the router's ActiveLoad for worker w (its booked prompt
 // blocks and prefill tokens now) to the monitor, over the event plane.
 func (c *cluster) activeLoad(w int) {
-	m := c.rt.mon
+	rt := c.rtOf(w)
+	m := rt.mon
 	if m == nil || m.adm.EngineOnly {
 		return
 	}
-	m.post(monMsg{at: c.eng.Now() + m.delay, w: int32(w), a: c.rt.ActiveBlocks(w), b: c.rt.prefill[w]})
-	c.scheduleMonitor()
+	m.post(monMsg{at: c.eng.Now() + m.delay, w: int32(w), a: rt.ActiveBlocks(w), b: rt.prefill[w]})
+	c.scheduleMonitor(c.poolOf[w])
 }
 
 // engineUsage sends worker w's published kv_used_blocks to the monitor
 // when it changed, after the metrics lag.
 func (c *cluster) engineUsage(w, used int) {
-	m := c.rt.mon
+	m := c.rtOf(w).mon
 	if m == nil || m.sentU[w] == used {
 		return
 	}
 	m.sentU[w] = used
 	m.post(monMsg{at: c.eng.Now() + m.lag, w: int32(w), engine: true, a: used})
-	c.scheduleMonitor()
+	c.scheduleMonitor(c.poolOf[w])
 }
 
 // scheduleMonitor makes sure a delivery event is scheduled for the earliest
-// queued message.
-func (c *cluster) scheduleMonitor() {
-	m := c.rt.mon
+// message queued at pool p's monitor.
+func (c *cluster) scheduleMonitor(p int32) {
+	m := c.pools[p].Router.mon
 	if t := m.due(); t >= 0 && (m.next < 0 || t < m.next) {
 		m.next = t
-		c.eng.Schedule(t, KindMonitor, 0)
+		c.eng.Schedule(t, KindMonitor, p)
 	}
 }
 
-// deliverMonitor applies the monitor messages due now and schedules the
-// next delivery.
-func (c *cluster) deliverMonitor() {
-	m, now := c.rt.mon, c.eng.Now()
+// deliverMonitor applies the messages due now at pool p's monitor and
+// schedules the next delivery.
+func (c *cluster) deliverMonitor(p int32) {
+	m, now := c.pools[p].Router.mon, c.eng.Now()
 	if m.next != now {
 		return // superseded by an earlier delivery
 	}
@@ -216,13 +247,13 @@ func (c *cluster) deliverMonitor() {
 			obs.Busy(now, w, m.busy[w], m.d[w], m.u[w], m.p[w], m.nBusy)
 		}
 	}
-	c.scheduleMonitor()
+	c.scheduleMonitor(p)
 }
 
 // gateRefuses says the fleet gate refuses a request now, telling the
 // trace when a client reset is what lets one through an all-busy fleet.
-func (c *cluster) gateRefuses() bool {
-	m := c.rt.mon
+func (c *cluster) gateRefuses(rt *Router) bool {
+	m := rt.mon
 	if m == nil || m.adm.Gate != policy.FleetGate {
 		return false
 	}
@@ -230,7 +261,7 @@ func (c *cluster) gateRefuses() bool {
 	if m.refuses(now) {
 		return true
 	}
-	if reset := m.lastReset(now); m.nBusy == len(m.busy) && reset > m.wipes {
+	if reset := m.lastReset(now); m.nBusy == m.nLive && reset > m.wipes {
 		m.wipes = reset
 		if obs, ok := c.cfg.Decisions.(MonitorObserver); ok {
 			obs.Reset(reset, m.nBusy)

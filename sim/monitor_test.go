@@ -14,7 +14,11 @@ func testMonitor(adm policy.Admission, n int) *monitor {
 	for i := range ws {
 		ws[i] = &worker{cfg: WorkerConfig{KVBlocks: 100, MaxNumBatchedTokens: 2048}}
 	}
-	return newMonitor(adm, ws, 0, 0, 0)
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = i
+	}
+	return newMonitor(adm, ws, ids, 0, 0, 0)
 }
 
 // TestMonitorThresholds: each check is a strict > (worker_monitor.rs
@@ -121,26 +125,28 @@ func TestMonitorPushAndReset(t *testing.T) {
 // @c8d8e7602573:L658-706): two ActiveLoads, and the router's load after a
 // refusal is what it was before.
 func TestBookBeforeGateAndRelease(t *testing.T) {
-	c := &cluster{}
 	ws := []*worker{{cfg: WorkerConfig{KVBlocks: 100, MaxNumBatchedTokens: 2048, BlockSize: 64}}}
-	c.rt = newRouter(ws, RouterConfig{KVAware: true}, c.eng.Now)
-	c.rt.mon = newMonitor(v12, ws, 0, 0, 0)
-	c.rt.mon.busy[0], c.rt.mon.nBusy, c.rt.mon.pushed = true, 1, 0
+	c := &cluster{workers: ws, poolOf: []int32{0}}
+	rt := &Router{}
+	rt.router = *newRouter(ws, RouterConfig{KVAware: true}, c.eng.Now)
+	c.pools = []Pool{{Workers: rt.ids, Router: rt}}
+	rt.mon = newMonitor(v12, ws, rt.ids, 0, 0, 0)
+	rt.mon.busy[0], rt.mon.nBusy, rt.mon.pushed = true, 1, 0
 	blocks := []uint64{1, 2, 3}
-	before := [2]int{c.rt.ActiveBlocks(0), c.rt.prefill[0]}
-	booked := c.rt.book(0, 192, blocks)
+	before := [2]int{rt.ActiveBlocks(0), rt.prefill[0]}
+	booked := rt.book(0, 192, blocks)
 	c.activeLoad(0)
-	if !c.gateRefuses() {
+	if !c.gateRefuses(rt) {
 		t.Fatal("an all-busy pushed free set did not refuse")
 	}
-	c.rt.firstToken(0, booked)
-	c.rt.finish(0, blocks)
+	rt.firstToken(0, booked)
+	rt.finish(0, blocks)
 	c.activeLoad(0)
-	q := c.rt.mon.queues[0]
+	q := rt.mon.queues[0]
 	if len(q) != 2 || q[0].a != 3 || q[0].b != 192 || q[1].a != 0 || q[1].b != 0 {
 		t.Errorf("ActiveLoads %+v, want the booking (3 blocks, 192 tokens) then its release", q)
 	}
-	if after := [2]int{c.rt.ActiveBlocks(0), c.rt.prefill[0]}; after != before {
+	if after := [2]int{rt.ActiveBlocks(0), rt.prefill[0]}; after != before {
 		t.Errorf("router load %v after the refusal, %v before", after, before)
 	}
 }

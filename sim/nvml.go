@@ -68,6 +68,20 @@ func newNVML(workers []*worker, cfg NVMLConfig) nvml {
 	return n
 }
 
+// grow adds the sampler of worker w, which joined during the run (idle
+// before it joined: its windows count from the run's start).
+func (n *nvml) grow(w *worker) {
+	t := gpuTrack{}
+	if w.prof.FLOPPower() {
+		t.prof = w.prof
+	}
+	n.tracks = append(n.tracks, t)
+	if n.series != nil {
+		n.series = append(n.series, nil)
+		n.flopSeries = append(n.flopSeries, nil)
+	}
+}
+
 // add books a step of worker w: [start, start+dur) of which the first
 // hostOverhead ns are GPU-idle; the step's flops are spread evenly over
 // its kernel time.

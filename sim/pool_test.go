@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/routesim/routesim/model"
@@ -8,42 +9,45 @@ import (
 	. "github.com/routesim/routesim/sim"
 )
 
-// TestPoolsCarryTheirOwnSettings: two pools behind one router — a slow
-// GPU with a small KV cache and a fast one with a large cache. Each worker
-// runs its pool's profile, and the router's view reports each worker's own
-// capacity and token budget.
+// TestPoolsCarryTheirOwnSettings: two pools, each behind its own router —
+// a slow GPU with a small KV cache and a fast one with a large cache; a
+// decider sends every third request to the slow pool. Each worker runs its
+// pool's profile, and each router's view lists its own pool's workers,
+// with each worker's own capacity and token budget.
 func TestPoolsCarryTheirOwnSettings(t *testing.T) {
 	slow, fast := testProfileScaled(4), testProfileScaled(1)
 	small := WorkerConfig{MaxNumSeqs: 8, MaxNumBatchedTokens: 1024, BlockSize: 64, KVBlocks: 300, MaxModelLen: 8000}
 	large := WorkerConfig{MaxNumSeqs: 8, MaxNumBatchedTokens: 4096, BlockSize: 64, KVBlocks: 3000, MaxModelLen: 8000}
-	cfg := Config{Pools: []Pool{{N: 1, Worker: small, Profile: slow}, {N: 2, Worker: large, Profile: fast}}}
+	seen := map[int][2]int{}
+	recording := func() policy.Policy {
+		rr := &policy.RoundRobin{}
+		return policy.Func(func(r *policy.Request, v policy.View) policy.Decision {
+			for _, w := range v.Workers() {
+				seen[w] = [2]int{v.KVCapacity(w), v.MaxNumBatchedTokens(w)}
+			}
+			return rr.Route(r, v)
+		})
+	}
+	cfg := Config{Pools: []PoolConfig{{N: 1, Worker: small, Profile: slow}, {N: 2, Worker: large, Profile: fast, Policy: recording()}},
+		Decider: DeciderFunc(func(r *policy.Request, _ []Pool, dst []int) []int { return append(dst[:0], min(r.ID%3, 1)) })}
 	if cfg.NumWorkers() != 3 {
 		t.Fatalf("NumWorkers %d", cfg.NumWorkers())
 	}
-	var seen [][2]int
-	rr := &policy.RoundRobin{}
-	pol := policy.Func(func(r *policy.Request, v policy.View) policy.Decision {
-		if len(seen) == 0 {
-			for w := 0; w < v.NumWorkers(); w++ {
-				seen = append(seen, [2]int{v.KVCapacity(w), v.MaxNumBatchedTokens(w)})
-			}
-		}
-		return rr.Route(r, v)
-	})
 	var reqs []treq
 	for i := 0; i < 30; i++ {
 		reqs = append(reqs, treq{at: Time(i) * 200 * Millisecond, isl: 700, osl: 40})
 	}
-	res, _ := simulateWith(t, cfg, mkTrace(reqs...), pol)
-	want := [][2]int{{300, 1024}, {3000, 4096}, {3000, 4096}}
-	for w := range want {
-		if seen[w] != want[w] {
-			t.Errorf("view of worker %d: capacity, budget %v, want %v", w, seen[w], want[w])
-		}
+	res, _ := simulateWith(t, cfg, mkTrace(reqs...), recording())
+	want := map[int][2]int{0: {300, 1024}, 1: {3000, 4096}, 2: {3000, 4096}}
+	if !maps.Equal(seen, want) {
+		t.Errorf("the views showed workers (capacity, budget) %v, want %v", seen, want)
 	}
 	e2e := make([]Time, 3)
 	n := make([]Time, 3)
 	for _, r := range res.Records {
+		if pool := min(r.ID%3, 1); pool != 0 && r.Worker == 0 || pool == 0 && r.Worker != 0 {
+			t.Errorf("request %d ran on worker %d, outside pool %d", r.ID, r.Worker, pool)
+		}
 		e2e[r.Worker] += r.End - r.Arrival
 		n[r.Worker]++
 	}

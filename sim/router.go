@@ -12,8 +12,9 @@ import (
 // events (after KVEventLag) and, for the engine busy signal, the workers'
 // published KV usage (after MetricsLag).
 type router struct {
+	ids        []int // the pool's live worker ids (Pool.Workers)
 	blockSize  int
-	mnbt       []int // per worker, from its pool
+	mnbt       []int // per worker id, from its pool
 	capacity   []int
 	inFlight   []int
 	prefill    []int        // uncached prompt tokens awaiting a first token
@@ -25,6 +26,7 @@ type router struct {
 	overlaps   *overlapScan // Overlap of the blocks last asked about
 	engine     []engineFeed // published KV usage and queues (engine signal only)
 	now        func() Time
+	kvLag      Time // RouterConfig.KVEventLag
 	metricsLag Time
 	scrape     Time // metrics are read only at multiples of this (0 = continuously)
 
@@ -102,10 +104,12 @@ func newRouter(workers []*worker, rc RouterConfig, now func() Time) *router {
 	n := len(workers)
 	r := &router{
 		blockSize: workers[0].cfg.BlockSize, mnbt: make([]int, n), capacity: make([]int, n),
-		inFlight: make([]int, n), prefill: make([]int, n), now: now, metricsLag: rc.MetricsLag, scrape: rc.MetricsScrapePeriod,
+		inFlight: make([]int, n), prefill: make([]int, n), now: now, kvLag: rc.KVEventLag, metricsLag: rc.MetricsLag, scrape: rc.MetricsScrapePeriod,
 	}
+	r.ids = make([]int, n) // every worker; a pool's router lists its own
 	for w, wk := range workers {
 		r.mnbt[w], r.capacity[w] = wk.cfg.MaxNumBatchedTokens, wk.cfg.KVBlocks
+		r.ids[w] = w
 	}
 	if rc.KVAware {
 		r.refs, r.scan = newFlightTree(n), newPrefixScan(n)
@@ -118,8 +122,39 @@ func newRouter(workers []*worker, rc RouterConfig, now func() Time) *router {
 	return r
 }
 
-// NumWorkers implements policy.View.
-func (r *router) NumWorkers() int { return len(r.inFlight) }
+// Workers implements policy.View: the pool's live worker ids.
+func (r *router) Workers() []int { return r.ids }
+
+// grow makes room for the ids of workers (a worker joined): every
+// per-worker array is indexed by id.
+func (r *router) grow(workers []*worker) {
+	n := len(workers)
+	for w := len(r.inFlight); w < n; w++ {
+		r.mnbt = append(r.mnbt, workers[w].cfg.MaxNumBatchedTokens)
+		r.capacity = append(r.capacity, workers[w].cfg.KVBlocks)
+		r.inFlight, r.prefill = append(r.inFlight, 0), append(r.prefill, 0)
+		if r.refs != nil {
+			r.nStored = append(r.nStored, 0)
+		}
+		if r.engine != nil {
+			r.engine = append(r.engine, engineFeed{})
+		}
+	}
+	if r.refs != nil {
+		r.refs.distinct = grown(r.refs.distinct, n)
+		r.scan.stamp, r.scan.present = grown(r.scan.stamp, n), grown(r.scan.present, n)
+		r.overlaps.matched = grown(r.overlaps.matched, n)
+		r.forgetScans()
+	}
+}
+
+// grown returns s with length at least n, new elements zero.
+func grown[T any](s []T, n int) []T {
+	if len(s) >= n {
+		return s
+	}
+	return append(s, make([]T, n-len(s))...)
+}
 
 // BlockSize implements policy.View.
 func (r *router) BlockSize() int { return r.blockSize }
@@ -164,12 +199,21 @@ func (r *router) NewBlocks(w int, blocks []uint64) int {
 // lookups, so a decision costs O(N) array reads plus the matched holders.
 func (r *router) Overlap(w int, blocks []uint64) int {
 	if r.using != nil {
-		return r.using[w]
+		return frozenOf(r.using, w)
 	}
 	if r.stored == nil {
 		return 0
 	}
 	return r.overlapped(blocks).of(w)
+}
+
+// frozenOf is worker w's overlap among a parked request's frozen ones: 0
+// for a worker that joined after it parked.
+func frozenOf(o []int, w int) int {
+	if w < len(o) {
+		return o[w]
+	}
+	return 0
 }
 
 // forgetScans drops the cached scans: the blocks they were keyed by (a
@@ -195,11 +239,19 @@ func (r *router) overlapped(blocks []uint64) *overlapScan {
 	return r.overlaps
 }
 
-// Loads implements policy.LoadsView: every worker's load for blocks from
-// the router's arrays and one scan of each inverted index.
+// Loads implements policy.LoadsView: every live worker's load for blocks,
+// by id, from the router's arrays and one scan of each inverted index.
+// When the live workers are not exactly 0..n−1 (other pools' workers, or
+// workers that left, have ids below the bound) it reads them id by id.
 func (r *router) Loads(blocks []uint64, dst []policy.WorkerLoad) []policy.WorkerLoad {
-	n := len(r.inFlight)
+	n := policy.IDBound(r.ids)
 	dst = slices.Grow(dst[:0], n)[:n]
+	if len(r.ids) < n {
+		for _, w := range r.ids {
+			dst[w] = policy.LoadOf(r, w, blocks)
+		}
+		return dst
+	}
 	var scan *prefixScan
 	var overlaps *overlapScan
 	if r.refs != nil {
@@ -225,7 +277,7 @@ func (r *router) Loads(blocks []uint64, dst []policy.WorkerLoad) []policy.Worker
 	}
 	if r.using != nil {
 		for w := range dst {
-			dst[w].Overlap = r.using[w]
+			dst[w].Overlap = frozenOf(r.using, w)
 		}
 	}
 	return dst
@@ -333,7 +385,7 @@ func (r *router) park(i int32, isl int, blocks []uint64) {
 	r.queuedISL += isl
 	if r.freeze && r.stored != nil {
 		o := make([]int, len(r.inFlight))
-		for w := range o {
+		for _, w := range r.ids {
 			o[w] = r.Overlap(w, blocks)
 		}
 		if r.frozen == nil {
