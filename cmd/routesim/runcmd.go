@@ -64,10 +64,7 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	pol, err := f.NewPolicy()
-	if err != nil {
-		return usageError{err}
-	}
+	run := st.Run(f.Seed)
 	if *draws > 0 { // the coefficient draws, validated before anything runs
 		if _, _, err := st.Draws(f.Seed, *draws); err != nil {
 			return usageError{fmt.Errorf("--uncertainty: %w", err)}
@@ -85,16 +82,15 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 		if trace, err = newDecisionTrace(*decisions); err != nil {
 			return err
 		}
-		st.Config.Decisions = trace
+		run.Config.Decisions = trace
 	}
-	st.Config.NVML.Series = *out != "" // nvml.csv and the AIPerf telemetry need every sample
+	run.Config.NVML.Series = *out != "" // nvml.csv and the AIPerf telemetry need every sample
 	if st.Work != nil {
 		tuneGC(st.Work.Len(), gogcSet())
 	}
-	line := runProgress(stderr, st)
-	res, pop, err := st.Run(f.Seed, pol)
+	line := runProgress(stderr, run, st.Work)
+	res, pop, err := run.Exec()
 	line.Done()
-	st.Config.Progress = nil // the coefficient draws run in parallel: no line
 	if err == nil && trace != nil {
 		err = trace.commit()
 	}
@@ -106,7 +102,7 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	sum := sim.Summarize(res)
 	if *draws > 0 {
-		if sum.Uncertainty, err = st.RunBands(f.Seed, *draws, 0, f.NewPolicy); err != nil {
+		if sum.Uncertainty, _, err = run.Bands(*draws, 0, nil); err != nil {
 			return usageError{fmt.Errorf("--uncertainty: %w", err)}
 		}
 		sum.Uncertainty.Place(st.Estimate(), &sum)
@@ -134,16 +130,16 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 // runProgress shows a run's advance on stderr when stderr is a terminal:
 // simulated time, requests ended (of the trace's, when known) and wall
 // time, erased when the run ends. It returns nil (no line) otherwise.
-func runProgress(stderr io.Writer, st *scenario.Built) *progress.Line {
+func runProgress(stderr io.Writer, run *scenario.Run, work *sim.Workload) *progress.Line {
 	line := progress.New(stderr)
 	if line == nil {
 		return nil
 	}
 	total := 0
-	if st.Work != nil {
-		total = st.Work.Len()
+	if work != nil {
+		total = work.Len()
 	}
-	st.Config.Progress = func(now sim.Time, ended int) {
+	run.Config.Progress = func(now sim.Time, ended int) {
 		if total > 0 {
 			line.Show("routesim: simulated %.0f s, %d of %d requests ended (%.0f %%), %s elapsed",
 				now.Seconds(), ended, total, 100*float64(ended)/float64(total), line.Elapsed().Round(time.Second))
