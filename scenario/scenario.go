@@ -2,6 +2,11 @@
 // (trace, filters, deployment, engine knobs, policy and its parameters)
 // into what sim.Run needs. The CLI's flags and calibration specs are both
 // Specs, so a measured run and its re-simulation are built the same way.
+//
+// A Spec is built once (Spec.Build: the trace read, the engine resolved)
+// and run many times: Built.Run(seed) is one run, seeded as a whole — the
+// engine, the policy, the workload and any coefficient draws (Run.Bands)
+// all take their streams from that one seed — and Run.Exec simulates it.
 package scenario
 
 import (
