@@ -75,10 +75,10 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		defer lock.Release()
 	}
-	var trace *decisionTrace
+	var trace *report.DecisionTrace
 	if *decisions != "" {
-		if trace, err = newDecisionTrace(*decisions); err != nil {
-			return err
+		if trace, err = report.NewDecisionTrace(*decisions); err != nil {
+			return fmt.Errorf("--trace-decisions: %w", err)
 		}
 		run.Config.Decisions = trace
 	}
@@ -90,11 +90,11 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	res, pop, err := run.Exec()
 	line.Done()
 	if err == nil && trace != nil {
-		err = trace.commit()
+		err = commitTrace(trace, *decisions)
 	}
 	if err != nil {
 		if trace != nil {
-			trace.abort()
+			trace.Abort()
 		}
 		return err
 	}
@@ -121,6 +121,19 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if sum.Uncertainty != nil {
 		return printBands(stdout, &sum)
+	}
+	return nil
+}
+
+// commitTrace publishes --trace-decisions' file (or discards it after a
+// write error, which it returns).
+func commitTrace(t *report.DecisionTrace, path string) error {
+	if err := t.Err(); err != nil {
+		t.Abort()
+		return fmt.Errorf("--trace-decisions %s: %w", path, err)
+	}
+	if err := t.Commit(); err != nil {
+		return fmt.Errorf("--trace-decisions: %w", err)
 	}
 	return nil
 }
