@@ -41,13 +41,19 @@ type Case struct {
 // size a search evaluates is a one-point sweep (sweep.Runner) in the
 // case's directory, so a rerun resumes and a shard's runs are reused.
 type Driver struct {
-	Ns         []int
-	Policies   []string
-	Seeds      int
-	BaseSeed   uint64
+	// Ns are the sizes to search (ascending), Policies the policies to
+	// plan for.
+	Ns       []int
+	Policies []string
+	// Seeds runs per size, from BaseSeed; Draws coefficient draws per
+	// run (0 = none), each counting towards Confidence.
+	Seeds    int
+	BaseSeed uint64
+	Draws    int
+	// Confidence is the share of runs that must meet every objective of
+	// SLO.
 	Confidence float64
 	SLO        SLO
-	Draws      int
 	// Jobs is the runs in parallel; Shard picks the searches (case ×
 	// policy, in order) this process runs.
 	Jobs  int

@@ -18,6 +18,11 @@ import (
 // writes the same bytes. A sweep directory's manifest.json holds it
 // (sealed), and every point file carries its Digest.
 type Manifest struct {
+	// Tool, Version and Command say what wrote it (Command is always
+	// "sweep"); Base is the base run, Grid the points, Metric,
+	// SLOTTFTMs and Bootstrap the crossover question; PerRequest keeps
+	// every request record; Profile names the profile and Meta what the
+	// figures' titles name.
 	Tool       string        `json:"tool"`
 	Version    string        `json:"version"`
 	Command    string        `json:"command"`
