@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim"
 )
@@ -67,4 +68,18 @@ func (r *Run) Exec() (*sim.Result, ClosedLoop, error) {
 	}
 	spec := &r.b.spec
 	return res.After(atLeastOneTick(sim.Time(spec.WarmupS*1e9), spec.WarmupS)), pop, nil
+}
+
+// Replay is a built scenario for a workload its caller prepared (a
+// benchmark's requests: ML.ENERGY's, trtllm-bench's): n workers of
+// configuration wc running profile p, under policy pol with its default
+// parameters, no warm-up cut. Its runs are seeded as every Built's
+// (Built.Run); the configuration is checked when a run executes.
+func Replay(n int, wc sim.WorkerConfig, p *model.Profile, wl *sim.Workload, pol string) (*Built, error) {
+	entry, err := policy.Lookup(pol)
+	if err != nil {
+		return nil, err
+	}
+	spec := Spec{Workload: "trace", N: n, Policy: pol, Policies: policy.DefaultParams()}
+	return &Built{spec: spec, Work: wl, Config: sim.Config{Pools: sim.Single(n, wc, p)}, Profile: p, Entry: entry}, nil
 }
