@@ -11,7 +11,6 @@ import (
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/report"
 	"github.com/routesim/routesim/scenario"
-	"github.com/routesim/routesim/sim"
 )
 
 // Fitting a profile from a directory of AIPerf exports: describe each
@@ -32,8 +31,7 @@ func ExampleFit() {
 	truth := *model.ProfileFor(dep, false)
 	truth.StepBaseNs, truth.LinearScale, truth.DecodeNsPerCtxToken, truth.FrontendNs, truth.NoiseSigma = 22e6, 1.1, 140, 4e6, 0
 	b, _ := setup.Build(&truth)
-	pol, _ := setup.NewPolicy()
-	res, _ := sim.Run(b.Config, b.Work, pol)
+	res, _, _ := b.Run(setup.Seed).Exec()
 	f, _ := os.Create(filepath.Join(dir, "profile_export.jsonl"))
 	report.WriteAIPerfRecords(f, res.Records, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	f.Close()

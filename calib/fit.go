@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/routesim/routesim/model"
-	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
 )
@@ -85,22 +84,29 @@ type arm struct {
 }
 
 // run simulates the arm's workload (a fresh population for sessions)
-// with cfg, whose profile and seed the caller chose, through the one run
-// path (so the spec's warm-up applies as in run and sweep).
-func (a *arm) run(cfg sim.Config, pol policy.Policy) (*sim.Result, error) {
-	switch {
-	case a.bench != nil && a.bench.Users != nil:
-		loop, wl := newUserLoop(a.built.Work, a.bench.Users, a.bench.UserGapS)
-		cfg.FollowUp = loop
-		return sim.Run(cfg, wl, pol)
-	case a.bench != nil && a.bench.MaxConcurrency > 0:
+// as run r, whose profile and seed the caller chose, through the one run
+// path (so the spec's warm-up applies as in run and sweep). A benchmark
+// client's load point replaces the workload's clients: r's seeded
+// configuration and policy run under them.
+func (a *arm) run(r *scenario.Run) (*sim.Result, error) {
+	if a.bench != nil && (a.bench.Users != nil || a.bench.MaxConcurrency > 0) {
+		pol, err := r.Policy()
+		if err != nil {
+			return nil, err
+		}
+		cfg := r.Config
+		if a.bench.Users != nil {
+			loop, wl := newUserLoop(a.built.Work, a.bench.Users, a.bench.UserGapS)
+			cfg.FollowUp = loop
+			return sim.Run(cfg, wl, pol)
+		}
 		lim, wl := newClientLimit(a.built.Work, a.bench.MaxConcurrency)
 		if lim != nil {
 			cfg.FollowUp = lim
 		}
 		return sim.Run(cfg, wl, pol)
 	}
-	res, _, err := a.built.Exec(cfg, 0, pol)
+	res, _, err := r.Exec()
 	return res, err
 }
 

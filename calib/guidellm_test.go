@@ -65,8 +65,7 @@ func writeGuideLLM(t *testing.T, path string, truth *model.Profile, cases []guid
 		if err := a.benchWorkload(&p); err != nil {
 			t.Fatal(err)
 		}
-		pol, _ := setup.NewPolicy()
-		res, err := a.run(b.Config, pol)
+		res, err := a.run(b.Run(setup.Seed))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -86,14 +86,11 @@ func (f *fitter) linearRound(p *model.Profile, floors map[string]float64) (next 
 		if a.records == nil {
 			continue
 		}
-		cfg := a.built.Config.WithProfile(p)
-		log := &stepLog{prof: p, steps: make([][]stepFeat, cfg.NumWorkers())}
-		cfg.Observer = log
-		pol, err := a.spec.NewPolicy()
-		if err != nil {
-			return nil, false, err
-		}
-		res, err := a.run(cfg, pol)
+		r := a.built.Run(a.spec.Seed)
+		r.Config = r.Config.WithProfile(p)
+		log := &stepLog{prof: p, steps: make([][]stepFeat, r.Config.NumWorkers())}
+		r.Config.Observer = log
+		res, err := a.run(r)
 		if err != nil {
 			return nil, false, err
 		}
@@ -315,12 +312,9 @@ func (f *fitter) hostFromUtil(p *model.Profile) float64 {
 		if !ok {
 			continue
 		}
-		cfg := a.built.Config.WithProfile(p)
-		pol, err := a.spec.NewPolicy()
-		if err != nil {
-			continue
-		}
-		res, err := a.run(cfg, pol)
+		r := a.built.Run(a.spec.Seed)
+		r.Config = r.Config.WithProfile(p)
+		res, err := a.run(r)
 		if err != nil {
 			continue
 		}
@@ -332,7 +326,7 @@ func (f *fitter) hostFromUtil(p *model.Profile) float64 {
 			excess += float64(w.BusyNs)
 			steps += float64(w.Steps)
 		}
-		excess -= u * window * float64(cfg.NumWorkers())
+		excess -= u * window * float64(r.Config.NumWorkers())
 	}
 	if steps == 0 {
 		return p.HostOverheadNs

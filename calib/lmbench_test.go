@@ -92,8 +92,9 @@ func TestLMBenchUsersAreClosedLoop(t *testing.T) {
 	for _, slow := range []float64{1, 40} { // 40× slower steps: answers outlast the gap
 		prof := *a.built.Profile
 		prof.StepBaseNs *= slow
-		pol, _ := s.NewPolicy()
-		res, err := a.run(a.built.Config.WithProfile(&prof), pol)
+		r := a.built.Run(s.Seed)
+		r.Config = r.Config.WithProfile(&prof)
+		res, err := a.run(r)
 		if err != nil {
 			t.Fatal(err)
 		}

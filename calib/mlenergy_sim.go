@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"github.com/routesim/routesim/model"
-	"github.com/routesim/routesim/policy"
+	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/workload"
 )
@@ -129,14 +129,13 @@ func (b *MLEnergyBench) Simulate(row MLEnergyRow, p *model.Profile) (SteadyState
 		return SteadyState{}, err
 	}
 	log := &benchSteps{prof: p}
-	cfg := sim.Config{Pools: sim.Single(1, wc, p), Seed: b.Seed, Observer: log}
-	params := policy.DefaultParams()
-	params.Rand = sim.Stream(b.Seed, "router")
-	pol, err := policy.New("round-robin", params)
+	built, err := scenario.Replay(1, wc, p, wl, "round-robin")
 	if err != nil {
 		return SteadyState{}, err
 	}
-	res, err := sim.Run(cfg, wl, pol)
+	run := built.Run(b.Seed)
+	run.Config.Observer = log
+	res, _, err := run.Exec()
 	if err != nil {
 		return SteadyState{}, err
 	}

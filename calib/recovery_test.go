@@ -89,9 +89,9 @@ func writeRuns(t *testing.T, dir string, records bool, truth *model.Profile, bas
 		if err != nil {
 			t.Fatal(err)
 		}
-		pol, _ := setup.NewPolicy()
-		b.Config.NVML.Series = true // nvml.csv below
-		res, err := sim.Run(b.Config, b.Work, pol)
+		r := b.Run(setup.Seed)
+		r.Config.NVML.Series = true // nvml.csv below
+		res, _, err := r.Exec()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -122,15 +122,9 @@ func (f *fitter) simulate(p *model.Profile, seed uint64) ([]Stats, []*sim.Result
 	var out []Stats
 	var results []*sim.Result
 	for _, a := range f.arms {
-		cfg := a.built.Config.WithProfile(p)
-		cfg.Seed = seed
-		spec := a.spec
-		spec.Seed = seed
-		pol, err := spec.NewPolicy()
-		if err != nil {
-			return nil, nil, err
-		}
-		res, err := a.run(cfg, pol)
+		r := a.built.Run(seed)
+		r.Config = r.Config.WithProfile(p)
+		res, err := a.run(r)
 		if err != nil {
 			return nil, nil, err
 		}

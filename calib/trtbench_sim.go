@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/routesim/routesim/model"
-	"github.com/routesim/routesim/policy"
+	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/workload"
 )
@@ -146,14 +146,11 @@ func (b *TRTBench) Simulate(row TRTBenchRow, p *model.Profile) (TRTBenchSim, err
 	if err != nil {
 		return TRTBenchSim{}, err
 	}
-	cfg := sim.Config{Pools: sim.Single(1, wc, p), Seed: b.Seed}
-	params := policy.DefaultParams()
-	params.Rand = sim.Stream(b.Seed, "router")
-	pol, err := policy.New("round-robin", params)
+	built, err := scenario.Replay(1, wc, p, wl, "round-robin")
 	if err != nil {
 		return TRTBenchSim{}, err
 	}
-	res, err := sim.Run(cfg, wl, pol)
+	res, _, err := built.Run(b.Seed).Exec()
 	if err != nil {
 		return TRTBenchSim{}, err
 	}

@@ -76,8 +76,7 @@ func writeBenchSweep(t *testing.T, dir string, truth *model.Profile, cases []ben
 		for i, j := range b.Work.Jobs {
 			sched[i] = float64(j.Arrival) / 1e9
 		}
-		pol, _ := setup.NewPolicy()
-		res, err := a.run(b.Config, pol)
+		res, err := a.run(b.Run(setup.Seed))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,12 @@
 // evaluating at most ⌈log₂ range⌉ + 2 sizes; the size below the answer is
 // always one it evaluated and found failing.
 //
-// The package holds the objective arithmetic and the search; running the
-// simulations is the sweep package's Runner, driven by the CLI's plan
-// command.
+// # Reading guide
+//
+//   - slo.go: the objectives and a run's figures against them.
+//   - search.go: the bisection (Search) and the full scan (Scan).
+//   - driver.go: Driver runs every search of a plan, each size a one-point
+//     sweep (the sweep package's Runner) in its case's directory, so a
+//     plan resumes and reuses its shards' runs.
+//   - output.go: plan.json (Output) and plan.csv (WriteCSV).
 package plan

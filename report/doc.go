@@ -14,4 +14,7 @@
 //   - aiperf.go: the AIPerf 0.8 summary export shape, same metric names,
 //     units and percentile keys, so AIPerf tooling reads simulated runs.
 //   - nvml.go: the simulated GPU samples as nvml.csv.
+//   - rundir.go: a run's output directory (RunDir.Write): every file
+//     above plus the manifest, written all at once.
+//   - jsonfile.go: WriteJSON, the indented JSON every readable file uses.
 package report

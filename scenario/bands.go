@@ -10,7 +10,6 @@ import (
 
 	"github.com/routesim/routesim/internal/crash"
 	"github.com/routesim/routesim/model"
-	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim"
 )
 
@@ -70,50 +69,38 @@ func (b *Built) Draws(seed uint64, k int) (*model.Posterior, []*model.Profile, e
 	return post, profiles, nil
 }
 
-// RunBands simulates k coefficient sets drawn from the profile's posterior
-// (stream "uncertainty" of seed), each with the same seed — common random
-// numbers, so the bands show the model's uncertainty, not the workload's —
-// on up to jobs goroutines, and returns the summaries' 10–90 % bands. The
-// result does not depend on jobs.
-func (b *Built) RunBands(seed uint64, k, jobs int, newPolicy func() (policy.Policy, error)) (*sim.Bands, error) {
-	method, modelErr, sums, err := b.RunDraws(seed, k, jobs, 0, newPolicy)
-	if err != nil {
-		return nil, err
-	}
-	return sim.NewBands(method, sums, modelErr, sim.Stream(seed, "model-error")), nil
-}
-
-// RunDraws is RunBands' runs: the summary of each of k draws (in draw
-// order), the posterior's method and its model error; concurrency > 0
-// overrides a session workload's users, as in ForSeed.
-func (b *Built) RunDraws(seed uint64, k, jobs, concurrency int, newPolicy func() (policy.Policy, error)) (string, float64, []sim.Summary, error) {
-	return b.RunDrawsEach(seed, k, jobs, concurrency, newPolicy, nil)
-}
-
-// RunDrawsEach is RunDraws that also hands each draw's result to each (if
-// not nil), with the draw's index, from the goroutine that ran it. Every
-// draw is validated before any runs (model.Posterior.Draws), and the first
-// draw to fail ends the others at once: none starts after it and those
-// running are cancelled (sim.Config.Cancel).
-func (b *Built) RunDrawsEach(seed uint64, k, jobs, concurrency int, newPolicy func() (policy.Policy, error), each func(i int, res *sim.Result)) (string, float64, []sim.Summary, error) {
+// Bands simulates k coefficient sets drawn from the profile's posterior
+// (stream "uncertainty" of r's seed), each a copy of r at the draw's
+// profile — the same seed, common random numbers, so the bands show the
+// model's uncertainty, not the workload's — on up to jobs goroutines
+// (0 = GOMAXPROCS; progress is not reported). It returns the summaries'
+// 10–90 % bands (model error from stream "model-error" of the seed) and
+// every draw's summary in draw order, and hands each draw's result to
+// each (if not nil), with the draw's index, from the goroutine that ran
+// it. The result does not depend on jobs. Every draw is validated before
+// any runs (model.Posterior.Draws), and the first draw to fail ends the
+// others at once: none starts after it and those running are cancelled
+// (sim.Config.Cancel).
+func (r *Run) Bands(k, jobs int, each func(i int, res *sim.Result)) (*sim.Bands, []sim.Summary, error) {
 	if k < 1 {
-		return "", 0, nil, errors.New("uncertainty: need ≥ 1 draw")
+		return nil, nil, errors.New("uncertainty: need ≥ 1 draw")
 	}
-	post, profiles, err := b.Draws(seed, k)
+	seed := r.Config.Seed
+	post, profiles, err := r.b.Draws(seed, k)
 	if err != nil {
-		return "", 0, nil, err
+		return nil, nil, err
 	}
-	sums, err := b.runDraws(profiles, seed, jobs, concurrency, newPolicy, each)
+	sums, err := r.runDraws(profiles, jobs, each)
 	if err != nil {
-		return "", 0, nil, err
+		return nil, nil, err
 	}
-	return post.Method, post.ModelErrorLog, sums, nil
+	return sim.NewBands(post.Method, sums, post.ModelErrorLog, sim.Stream(seed, "model-error")), sums, nil
 }
 
-// runDraws simulates seed on every profile on up to jobs goroutines
+// runDraws simulates r on every profile on up to jobs goroutines
 // (0 = GOMAXPROCS) and returns their summaries in order; the first failure
 // is the error, and it stops the rest.
-func (b *Built) runDraws(profiles []*model.Profile, seed uint64, jobs, concurrency int, newPolicy func() (policy.Policy, error), each func(i int, res *sim.Result)) ([]sim.Summary, error) {
+func (r *Run) runDraws(profiles []*model.Profile, jobs int, each func(i int, res *sim.Result)) ([]sim.Summary, error) {
 	if jobs < 1 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
@@ -129,15 +116,11 @@ func (b *Built) runDraws(profiles []*model.Profile, seed uint64, jobs, concurren
 				return nil // a draw failed while this one waited for a slot
 			}
 			err := crash.Guard(func() error {
-				pol, err := newPolicy()
-				if err != nil {
-					return err
-				}
-				c := *b
-				c.Config, c.Profile = b.Config.WithProfile(p), p
+				c := *r
+				c.Config = r.Config.WithProfile(p)
 				c.Config.Cancel = ctx.Done()
 				c.Config.Progress = nil // draws run in parallel
-				res, _, err := c.RunWith(seed, concurrency, pol)
+				res, _, err := c.Exec()
 				if err != nil {
 					return err
 				}

@@ -15,19 +15,19 @@ func bandsSpec() Spec {
 	return s
 }
 
-// TestRunBandsDeterministic: the same seed gives the same bands to the
+// TestBandsDeterministic: the same seed gives the same bands to the
 // bit, whatever the parallelism, and a band holds its draws' spread.
-func TestRunBandsDeterministic(t *testing.T) {
+func TestBandsDeterministic(t *testing.T) {
 	s := bandsSpec()
 	b, err := s.Build(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, err := b.RunBands(3, 8, 1, s.NewPolicy)
+	one, _, err := b.Run(3).Bands(8, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	many, err := b.RunBands(3, 8, 4, s.NewPolicy)
+	many, _, err := b.Run(3).Bands(8, 4, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestRunBandsDeterministic(t *testing.T) {
 	if string(j1) != string(j2) {
 		t.Errorf("jobs 1 and 4 differ:\n%s\n%s", j1, j2)
 	}
-	other, _ := b.RunBands(4, 8, 2, s.NewPolicy)
+	other, _, _ := b.Run(4).Bands(8, 2, nil)
 	if j3, _ := json.Marshal(other); string(j3) == string(j1) {
 		t.Error("seed 4 gave seed 3's bands")
 	}
@@ -49,15 +49,15 @@ func TestRunBandsDeterministic(t *testing.T) {
 	}
 }
 
-// TestRunBandsNeedsAPosterior: a linear profile without one is refused.
-func TestRunBandsNeedsAPosterior(t *testing.T) {
+// TestBandsNeedsAPosterior: a linear profile without one is refused.
+func TestBandsNeedsAPosterior(t *testing.T) {
 	s := bandsSpec()
 	s.GPU, s.Model, s.Profile = "A100-SXM4-80GB", "Llama-3.1-8B", "blis" // BLIS's published linear fit
 	b, err := s.Build(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.RunBands(0, 4, 1, s.NewPolicy); err == nil {
+	if _, _, err := b.Run(0).Bands(4, 1, nil); err == nil {
 		t.Errorf("profile %s (no posterior) gave bands", b.Profile.Name)
 	}
 }
@@ -72,8 +72,7 @@ func BenchmarkRunOne(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		pol, _ := s.NewPolicy()
-		if _, _, err := built.Run(0, pol); err != nil {
+		if _, _, err := built.Run(0).Exec(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -86,7 +85,7 @@ func BenchmarkRunBands20(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := built.RunBands(0, 20, 0, s.NewPolicy); err != nil {
+		if _, _, err := built.Run(0).Bands(20, 0, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -123,7 +122,7 @@ func TestFailingDrawStopsTheOthers(t *testing.T) {
 	}
 	profiles := []*model.Profile{b.Profile, &bad, b.Profile, b.Profile, b.Profile}
 	var ran []int
-	_, err = b.runDraws(profiles, 3, 1, 0, s.NewPolicy, func(i int, _ *sim.Result) { ran = append(ran, i) })
+	_, err = b.Run(3).runDraws(profiles, 1, func(i int, _ *sim.Result) { ran = append(ran, i) })
 	if err == nil || !strings.Contains(err.Error(), "draw 2 of 5: ") || !strings.Contains(err.Error(), "longer than") {
 		t.Fatalf("error %v, want draw 2's step past the hour", err)
 	}

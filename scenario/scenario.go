@@ -2,6 +2,11 @@
 // (trace, filters, deployment, engine knobs, policy and its parameters)
 // into what sim.Run needs. The CLI's flags and calibration specs are both
 // Specs, so a measured run and its re-simulation are built the same way.
+//
+// A Spec is built once (Spec.Build: the trace read, the engine resolved)
+// and run many times: Built.Run(seed) is one run, seeded as a whole — the
+// engine, the policy, the workload and any coefficient draws (Run.Bands)
+// all take their streams from that one seed — and Run.Exec simulates it.
 package scenario
 
 import (
@@ -528,42 +533,6 @@ func (b *Built) ForSeed(seed uint64, concurrency int) (*sim.Workload, ClosedLoop
 	return wl, pop, nil
 }
 
-// Run simulates b once with seed and policy pol.
-func (b *Built) Run(seed uint64, pol policy.Policy) (*sim.Result, ClosedLoop, error) {
-	return b.RunWith(seed, 0, pol)
-}
-
-// RunWith is Run with a session workload's users overridden by
-// concurrency (> 0), as in ForSeed.
-func (b *Built) RunWith(seed uint64, concurrency int, pol policy.Policy) (*sim.Result, ClosedLoop, error) {
-	cfg := b.Config
-	cfg.Seed = seed
-	return b.Exec(cfg, concurrency, pol)
-}
-
-// Exec is the one way a built scenario runs: cfg is b.Config, possibly
-// with another cluster size, seed or profile (a sweep point, a
-// calibration candidate); the workload is b's for cfg.Seed (fresh
-// closed-loop clients, concurrency > 0 overriding a session workload's
-// users); the spec's warm-up is cut from the result.
-func (b *Built) Exec(cfg sim.Config, concurrency int, pol policy.Policy) (*sim.Result, ClosedLoop, error) {
-	wl, pop, err := b.ForSeed(cfg.Seed, concurrency)
-	if err != nil {
-		return nil, nil, err
-	}
-	if pop != nil {
-		cfg.FollowUp = pop
-	}
-	res, err := sim.Run(cfg, wl, pol)
-	if err != nil {
-		return nil, pop, err
-	}
-	if e, ok := pop.(interface{ Err() error }); ok && e.Err() != nil {
-		return nil, pop, e.Err() // a closed loop cut short by its request bound
-	}
-	return res.After(atLeastOneTick(sim.Time(b.spec.WarmupS*1e9), b.spec.WarmupS)), pop, nil
-}
-
 // MemoryUsedBytes is the memory.used nvidia-smi would report for each of
 // b's workers (the simulated NVML's, and AIPerf's telemetry).
 func (b *Built) MemoryUsedBytes() int64 {
@@ -577,13 +546,6 @@ type InputError struct{ Err error }
 
 func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
-
-// NewPolicy builds a fresh policy for one run of b, seeded from the spec.
-func (s *Spec) NewPolicy() (policy.Policy, error) {
-	p := s.policyParams()
-	p.Rand = sim.Stream(s.Seed, "router")
-	return policy.New(s.Policy, p)
-}
 
 // policyParams are the spec's policy parameters with its Dynamo release.
 func (s *Spec) policyParams() policy.Params {

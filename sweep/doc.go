@@ -15,6 +15,15 @@
 //     content) and checked whenever it is read back: by a resumed sweep, a
 //     merge or a replot. One that was edited or damaged, or does not hold
 //     together, is an error naming the file and the field.
+//   - manifest.go, dir.go: a sweep's directory. Manifest is everything that
+//     determines the results (its Digest is in every point file);
+//     manifest.json and shard.json are sealed like the points.
+//   - merge.go: ReadShards gathers a split sweep's shard directories into
+//     one, checking that they are one whole sweep, before anything is
+//     written.
+//   - tables.go: WriteOutputs, the directory's tables (summary.csv and
+//     .parquet, requests.parquet, crossover.json, the manifest); every
+//     table starts with the point's coordinates (AxisNames).
 //   - crossover.go: the smallest N at which one policy stops beating another
 //     on a metric, with a bootstrap confidence interval over seeds.
 //

@@ -267,15 +267,10 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 		slice = int(p.Seed - r.Grid.BaseSeed)
 	}
 	b := builds[buildKey{p.RateScale, p.Policy, slice, p.Rate}]
-	cfg := b.Config.WithN(p.N)
-	cfg.Seed = p.Seed
-	s := r.Base
-	s.Policy, s.Seed = p.Policy, p.Seed
-	pol, err := s.NewPolicy()
-	if err != nil {
-		return err
-	}
-	res, _, err := b.Exec(cfg, p.Concurrency, pol)
+	run := b.Run(p.Seed)
+	run.Config = run.Config.WithN(p.N)
+	run.Concurrency = p.Concurrency
+	res, _, err := run.Exec()
 	if err != nil {
 		return fmt.Errorf("point %s: %w", p.Key(), err)
 	}
@@ -298,8 +293,6 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 		}
 	}
 	if r.Uncertainty > 0 {
-		c := *b
-		c.Config = b.Config.WithN(p.N)
 		var each func(int, *sim.Result)
 		var evalErr error
 		if r.Evaluate != nil {
@@ -312,14 +305,14 @@ func (r *Runner) runPoint(p Point, builds map[buildKey]*scenario.Built) error {
 				}
 			}
 		}
-		method, modelErr, draws, err := c.RunDrawsEach(p.Seed, r.Uncertainty, 1, p.Concurrency, s.NewPolicy, each)
+		bands, draws, err := run.Bands(r.Uncertainty, 1, each)
 		if err == nil {
 			err = evalErr
 		}
 		if err != nil {
 			return fmt.Errorf("point %s: --uncertainty: %w", p.Key(), err)
 		}
-		out.Summary.Uncertainty = sim.NewBands(method, draws, modelErr, sim.Stream(p.Seed, "model-error"))
+		out.Summary.Uncertainty = bands
 		out.Summary.Uncertainty.Place(b.Estimate(), &out.Summary)
 		for i := range draws {
 			draws[i].Workers, draws[i].GPU.GPUs = nil, nil

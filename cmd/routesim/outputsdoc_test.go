@@ -8,6 +8,7 @@ import (
 
 	"github.com/routesim/routesim/report"
 	"github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/sweep"
 )
 
 // TestOutputsDocNamesEveryColumn: docs/outputs.md documents every
@@ -25,9 +26,9 @@ func TestOutputsDocNamesEveryColumn(t *testing.T) {
 			t.Errorf("per-request column %s is not in docs/outputs.md", c.Name)
 		}
 	}
-	for _, a := range pointAxes {
-		if !has(a.name) {
-			t.Errorf("point column %s is not in docs/outputs.md", a.name)
+	for _, a := range sweep.AxisNames() {
+		if !has(a) {
+			t.Errorf("point column %s is not in docs/outputs.md", a)
 		}
 	}
 	s := sim.Summary{Uncertainty: &sim.Bands{}}

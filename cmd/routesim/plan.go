@@ -2,18 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -44,13 +38,14 @@ type planFlags struct {
 	scan       bool
 }
 
-// maxSteps is the most sizes one search runs.
-func (pf planFlags) maxSteps() int {
-	if pf.scan {
-		return len(pf.ns)
-	}
-	return plan.MaxSteps(len(pf.ns))
+// driver is the plan's searches as pf sets them.
+func (pf planFlags) driver() *plan.Driver {
+	return &plan.Driver{Ns: pf.ns, Policies: pf.policies, Seeds: pf.seeds, BaseSeed: pf.baseSeed, Confidence: pf.confidence,
+		SLO: pf.slo, Draws: pf.draws, Jobs: pf.jobs, Shard: pf.shard, Scan: pf.scan, GPUHourCost: pf.gpuHour, Version: Version}
 }
+
+// maxSteps is the most sizes one search runs.
+func (pf planFlags) maxSteps() int { return pf.driver().MaxSteps() }
 
 // planSetting is one candidate engine or router setting: a run flag and
 // the values to try.
@@ -178,26 +173,18 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return usageError{err}
 	}
 	// Build every configuration before anything is written.
-	type job struct {
-		setting map[string]string
-		scale   float64
-		spec    scenario.Spec
-		dir     string
-		runner  func(n int, pol string) *sweep.Runner
-	}
-	var work []job
+	d := pf.driver()
+	var cases []plan.Case
 	for ci, c := range combos {
 		for si, x := range pf.scales {
-			spec := scaleTraffic(c.spec, x)
+			spec := plan.ScaleTraffic(c.spec, x)
 			spec.Policy = pf.policies[0]
-			dir := filepath.Join(pf.out, "runs", fmt.Sprintf("setting-%d.traffic-%d", ci, si))
-			digest, err := planDigest(spec, pf)
-			if err != nil {
+			pc := plan.Case{Settings: c.values, TrafficScale: x, Spec: spec,
+				Dir: filepath.Join(pf.out, "runs", fmt.Sprintf("setting-%d.traffic-%d", ci, si))}
+			if pc.Digest, err = d.Digest(spec); err != nil {
 				return err
 			}
-			probe := &sweep.Runner{Base: spec, Grid: sweep.Grid{Ns: pf.ns[len(pf.ns)-1:], Policies: pf.policies, Seeds: pf.seeds,
-				BaseSeed: pf.baseSeed, RateScales: []float64{spec.RateScale}}, Dir: dir, Jobs: pf.jobs, Uncertainty: pf.draws}
-			if err := probe.Prepare(); err != nil {
+			if err := d.Probe(&pc).Prepare(); err != nil {
 				if x != 1 { // the scaled rate is --traffic-scale's doing
 					err = fmt.Errorf("--traffic-scale %g: %w", x, err)
 				}
@@ -212,18 +199,13 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 					return usageError{fmt.Errorf("--uncertainty: %w", err)}
 				}
 			}
-			slo := pf.slo
-			work = append(work, job{setting: c.values, scale: x, spec: spec, dir: dir, runner: func(n int, pol string) *sweep.Runner {
-				return &sweep.Runner{Base: spec, Grid: sweep.Grid{Ns: []int{n}, Policies: []string{pol}, Seeds: pf.seeds,
-					BaseSeed: pf.baseSeed, RateScales: []float64{spec.RateScale}}, Dir: dir, Jobs: pf.jobs, Uncertainty: pf.draws, Digest: digest,
-					Evaluate: func(res *sim.Result) (json.RawMessage, error) { return json.Marshal(plan.Evaluate(res, slo)) }}
-			}})
+			cases = append(cases, pc)
 		}
 	}
 	if *dry {
 		var labels []string
-		for _, j := range work {
-			labels = append(labels, settingLabel(j.setting, j.scale))
+		for _, c := range cases {
+			labels = append(labels, plan.SettingLabel(c.Settings, c.TrafficScale))
 		}
 		return printPlanDryRun(stdout, pf, labels)
 	}
@@ -232,137 +214,25 @@ func planWithContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer lock.Release()
-	search := plan.Search
-	if pf.scan {
-		search = plan.Scan
-	}
-	var entries []planEntry
-	idx := 0
-	for _, j := range work {
-		for _, pol := range pf.policies {
-			mine := pf.shard.Has(idx)
-			idx++
-			if !mine {
-				continue
-			}
-			statsAt := map[int][]plan.Stats{}
-			minN, steps, err := search(pf.ns, pf.confidence, func(n int) (float64, error) {
-				results, err := j.runner(n, pol).Run(ctx)
-				if err != nil {
-					return 0, err
-				}
-				st, err := runStats(results)
-				if err != nil {
-					return 0, err
-				}
-				statsAt[n] = st
-				met := 0
-				for _, s := range st {
-					if s.Met {
-						met++
-					}
-				}
-				a := float64(met) / float64(len(st))
-				if !pf.quiet {
-					fmt.Fprintf(stderr, "plan: %s%s: N = %d meets the objectives in %d of %d runs\n", pol, settingLabel(j.setting, j.scale), n, met, len(st))
-				}
-				return a, nil
-			})
-			if err != nil {
-				return err
-			}
-			e := planEntry{Policy: pol, Settings: j.setting, TrafficScale: j.scale, MinN: minN, Met: minN > 0,
-				Evaluated: steps, Evaluations: len(steps), MaxEvaluations: pf.maxSteps()}
-			if minN > 0 {
-				e.GPUs = minN * j.spec.TP
-				med := medianStats(statsAt[minN])
-				e.Stats = &med
-				for _, s := range steps {
-					if s.N == minN {
-						e.Attainment = s.Attainment
-					}
-				}
-				if m := pf.slo.Margin(med); !math.IsInf(m, 0) {
-					e.Margin = &m
-				}
-				if pf.gpuHour > 0 && med.Completed > 0 {
-					c := pf.gpuHour * float64(e.GPUs) * med.DurationS / 3600 / float64(med.Completed) * 1e6
-					e.CostPerMillion = &c
-				}
-			}
-			entries = append(entries, e)
+	if !pf.quiet {
+		d.Progress = func(pol, label string, n, met, runs int) {
+			fmt.Fprintf(stderr, "plan: %s%s: N = %d meets the objectives in %d of %d runs\n", pol, label, n, met, runs)
 		}
+	}
+	entries, err := d.Run(ctx, cases)
+	if err != nil {
+		return err
 	}
 	if pf.shard.K > 1 {
 		fmt.Fprintf(stdout, "shard %d/%d: %d searches done, their runs are in %s/runs; run plan again without --shard on the same --out for the whole plan\n",
 			pf.shard.I, pf.shard.K, len(entries), pf.out)
 		return nil
 	}
-	o := planOutput{Tool: "routesim", Version: Version, SLO: pf.slo, Confidence: pf.confidence, Seeds: pf.seeds, BaseSeed: pf.baseSeed,
-		Draws: pf.draws, Ns: pf.ns, Plans: entries}
+	o := d.Output(entries)
 	if err := writePlanOutputs(pf, o, base); err != nil {
 		return err
 	}
 	return printPlan(stdout, pf, o, specTrustLine(&base))
-}
-
-// runStats decodes every run's objective figures (the point's and its
-// draws') from a step's results.
-func runStats(results []sweep.Result) ([]plan.Stats, error) {
-	var out []plan.Stats
-	for _, r := range results {
-		for _, raw := range append([]json.RawMessage{r.Eval}, r.DrawEvals...) {
-			var s plan.Stats
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return nil, fmt.Errorf("point %s: no objective figures (%v): run with a fresh --out", r.Key, err)
-			}
-			out = append(out, s)
-		}
-	}
-	return out, nil
-}
-
-// medianStats is the per-figure median over runs (an infinite percentile
-// sorts last).
-func medianStats(st []plan.Stats) plan.Stats {
-	med := func(get func(plan.Stats) float64) float64 {
-		xs := make([]float64, len(st))
-		for i, s := range st {
-			xs[i] = get(s)
-		}
-		sort.Float64s(xs)
-		return sim.Quantile7(xs, 0.5)
-	}
-	ptr := func(get func(plan.Stats) *float64) *float64 {
-		v := med(func(s plan.Stats) float64 {
-			if p := get(s); p != nil {
-				return *p
-			}
-			return math.Inf(1)
-		})
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return nil
-		}
-		return &v
-	}
-	m := plan.Stats{
-		Offered:      int(med(func(s plan.Stats) float64 { return float64(s.Offered) })),
-		TTFTP95Ms:    ptr(func(s plan.Stats) *float64 { return s.TTFTP95Ms }),
-		ITLP95Ms:     ptr(func(s plan.Stats) *float64 { return s.ITLP95Ms }),
-		E2EP95Ms:     ptr(func(s plan.Stats) *float64 { return s.E2EP95Ms }),
-		Completeness: med(func(s plan.Stats) float64 { return s.Completeness }),
-		Goodput:      med(func(s plan.Stats) float64 { return s.Goodput }),
-		DurationS:    med(func(s plan.Stats) float64 { return s.DurationS }),
-		Completed:    int(med(func(s plan.Stats) float64 { return float64(s.Completed) })),
-	}
-	met := 0
-	for _, s := range st {
-		if s.Met {
-			met++
-		}
-	}
-	m.Met = 2*met > len(st)
-	return m
 }
 
 // parseSettings reads --setting FLAG=v1,v2 values.
@@ -448,48 +318,4 @@ func planOwnFlags(fs *pflag.FlagSet) []string {
 		}
 	}
 	return own
-}
-
-// scaleTraffic multiplies the offered traffic: the arrival rate of a trace
-// or synthetic stream, the users of a sessions workload.
-func scaleTraffic(s scenario.Spec, x float64) scenario.Spec {
-	if x == 1 {
-		return s
-	}
-	if s.Workload == "sessions" {
-		s.Sessions.Concurrency = max(1, int(math.Round(float64(s.Sessions.Concurrency)*x)))
-		return s
-	}
-	s.RateScale *= x
-	return s
-}
-
-func settingLabel(vals map[string]string, scale float64) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(vals)) {
-		parts = append(parts, "--"+k+"="+vals[k])
-	}
-	if scale != 1 {
-		parts = append(parts, fmt.Sprintf("traffic ×%g", scale))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
-}
-
-// planDigest identifies what a run directory's points depend on.
-func planDigest(spec scenario.Spec, pf planFlags) (string, error) {
-	j, err := jsonString(struct {
-		Tool, Version string
-		Base          scenario.Spec
-		Seeds, Draws  int
-		BaseSeed      uint64
-		SLO           plan.SLO
-	}{"routesim plan", Version, spec, pf.seeds, pf.draws, pf.baseSeed, pf.slo})
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256([]byte(j))
-	return hex.EncodeToString(sum[:]), nil
 }

@@ -64,7 +64,7 @@ func TestPlanMinimumNMeetsTheSLOAndOneLessDoesNot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var o planOutput
+	var o plan.Output
 	if err := json.Unmarshal(b, &o); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestPlanIsDeterministicAndResumes(t *testing.T) {
 	if err != nil || strings.ReplaceAll(outB, a, "") != strings.ReplaceAll(outA, a, "") {
 		t.Errorf("resumed plan differs: %v\n%s\n%s", err, outA, outB)
 	}
-	var o planOutput
+	var o plan.Output
 	b, _ := os.ReadFile(filepath.Join(a, "plan.json"))
 	if err := json.Unmarshal(b, &o); err != nil || len(o.Plans) != 8 {
 		t.Fatalf("plan.json: %v, %d plans (want 2 policies × 2 settings × 2 traffic scales)", err, len(o.Plans))
@@ -204,7 +204,7 @@ func TestPlanCountsPosteriorDraws(t *testing.T) {
 	if !strings.Contains(text, "of 6 runs per size (2 seeds × (the fitted profile + 2 coefficient draws))") {
 		t.Errorf("plan does not count seeds × (1 + draws) runs:\n%s", text)
 	}
-	var o planOutput
+	var o plan.Output
 	b, _ := os.ReadFile(filepath.Join(out, "plan.json"))
 	if err := json.Unmarshal(b, &o); err != nil || o.Draws != 2 || len(o.Plans) != 1 {
 		t.Fatalf("plan.json: %v %+v", err, o)
@@ -228,7 +228,7 @@ func TestPlanScanRunsEverySize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var o planOutput
+	var o plan.Output
 	b, _ := os.ReadFile(filepath.Join(out, "plan.json"))
 	if err := json.Unmarshal(b, &o); err != nil || len(o.Plans) != 1 {
 		t.Fatal(err)

@@ -7,45 +7,15 @@ import (
 	"strings"
 
 	"github.com/routesim/routesim/internal/atomicfile"
+	"github.com/routesim/routesim/internal/sealed"
 	"github.com/routesim/routesim/plan"
 	"github.com/routesim/routesim/plots"
+	"github.com/routesim/routesim/report"
 	"github.com/routesim/routesim/scenario"
 )
 
 // The plan command's outputs: plan.json, plan.csv, the attainment plots
 // and the printed table.
-
-// planEntry is one row of plan.json: a policy under one combination of
-// settings at one traffic scale.
-type planEntry struct {
-	Policy       string            `json:"policy"`
-	Settings     map[string]string `json:"settings"`
-	TrafficScale float64           `json:"traffic_scale"`
-	MinN         int               `json:"min_n"`
-	Met          bool              `json:"met"`
-	GPUs         int               `json:"gpus"`
-	Attainment   float64           `json:"attainment"`
-	// Stats are the medians over runs (seeds × draws) at MinN; nil
-	// percentiles are +∞ (fewer than 95 % completed).
-	Stats          *plan.Stats `json:"stats"`
-	Margin         *float64    `json:"margin"`
-	CostPerMillion *float64    `json:"cost_per_million_requests,omitempty"`
-	Evaluated      []plan.Step `json:"evaluated"`
-	Evaluations    int         `json:"evaluations"`
-	MaxEvaluations int         `json:"max_evaluations"`
-}
-
-type planOutput struct {
-	Tool       string      `json:"tool"`
-	Version    string      `json:"version"`
-	SLO        plan.SLO    `json:"slo"`
-	Confidence float64     `json:"confidence"`
-	Seeds      int         `json:"seeds"`
-	BaseSeed   uint64      `json:"base_seed"`
-	Draws      int         `json:"uncertainty"`
-	Ns         []int       `json:"n"`
-	Plans      []planEntry `json:"plans"`
-}
 
 // planManifest marks a plan's directory as the plan's (dirOwner): what
 // its runs depend on is in each run directory's point files.
@@ -64,7 +34,7 @@ func claimPlanDir(out string) (*atomicfile.Lock, error) {
 	}
 	err = checkWritable(out)
 	if err == nil {
-		err = writeSealed(filepath.Join(out, "manifest.json"), planManifest{"routesim", Version, string(kindPlan)})
+		err = sealed.WriteFile(filepath.Join(out, "manifest.json"), planManifest{"routesim", Version, string(kindPlan)})
 	}
 	if err != nil {
 		lock.Release()
@@ -74,11 +44,11 @@ func claimPlanDir(out string) (*atomicfile.Lock, error) {
 }
 
 // writePlanOutputs writes plan.json, plan.csv and the attainment plots.
-func writePlanOutputs(pf planFlags, o planOutput, base scenario.Spec) error {
-	if err := atomicfile.WriteFile(filepath.Join(pf.out, "plan.json"), func(w io.Writer) error { return writeJSON(w, o) }); err != nil {
+func writePlanOutputs(pf planFlags, o plan.Output, base scenario.Spec) error {
+	if err := atomicfile.WriteFile(filepath.Join(pf.out, "plan.json"), func(w io.Writer) error { return report.WriteJSON(w, o) }); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(pf.out, "plan.csv"), func(w io.Writer) error { return writePlanCSV(w, o) }); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(pf.out, "plan.csv"), func(w io.Writer) error { return plan.WriteCSV(w, o) }); err != nil {
 		return err
 	}
 	meta := plots.Meta{Trace: base.Trace, GPU: base.GPU, Model: base.Model, ProfileKind: "routesim"}
@@ -93,10 +63,10 @@ func writePlanOutputs(pf planFlags, o planOutput, base scenario.Spec) error {
 		meta.Trace = "synthetic open loop"
 	}
 	var figs []plots.Figure
-	groups := map[string][]planEntry{}
+	groups := map[string][]plan.Entry{}
 	var order []string
 	for _, e := range o.Plans {
-		k := settingLabel(e.Settings, e.TrafficScale)
+		k := plan.SettingLabel(e.Settings, e.TrafficScale)
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -139,29 +109,6 @@ func fmtPtr(v *float64, f string) string {
 	return fmt.Sprintf(f, *v)
 }
 
-func writePlanCSV(w io.Writer, o planOutput) error {
-	opt := func(v *float64) string { // an empty CSV field for ∞ or none
-		if v == nil {
-			return ""
-		}
-		return fmt.Sprint(*v)
-	}
-	var b strings.Builder
-	b.WriteString("policy,settings,traffic_scale,min_n,met,gpus,attainment,ttft_p95_ms,itl_p95_ms,e2e_p95_ms,completeness,goodput,margin,cost_per_million_requests,evaluations,max_evaluations\n")
-	for _, e := range o.Plans {
-		setting := strings.TrimSuffix(strings.TrimPrefix(settingLabel(e.Settings, 1), " ("), ")")
-		fmt.Fprintf(&b, "%s,%q,%g,%d,%t,%d,%g,", e.Policy, setting, e.TrafficScale, e.MinN, e.Met, e.GPUs, e.Attainment)
-		if e.Stats != nil {
-			fmt.Fprintf(&b, "%s,%s,%s,%g,%g,", opt(e.Stats.TTFTP95Ms), opt(e.Stats.ITLP95Ms), opt(e.Stats.E2EP95Ms), e.Stats.Completeness, e.Stats.Goodput)
-		} else {
-			b.WriteString(",,,,,")
-		}
-		fmt.Fprintf(&b, "%s,%s,%d,%d\n", opt(e.Margin), opt(e.CostPerMillion), e.Evaluations, e.MaxEvaluations)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
 // printPlanDryRun lists the searches a plan would run and the most runs
 // each can take.
 func printPlanDryRun(w io.Writer, pf planFlags, labels []string) error {
@@ -184,7 +131,7 @@ func printPlanDryRun(w io.Writer, pf planFlags, labels []string) error {
 	return err
 }
 
-func printPlan(w io.Writer, pf planFlags, o planOutput, trust string) error {
+func printPlan(w io.Writer, pf planFlags, o plan.Output, trust string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "routesim plan: smallest N in %d..%d meeting %s in ≥ %.0f %% of %d runs per size (%d seeds",
 		pf.ns[0], pf.ns[len(pf.ns)-1], o.SLO, 100*o.Confidence, o.Seeds*(1+o.Draws), o.Seeds)
@@ -198,7 +145,7 @@ func printPlan(w io.Writer, pf planFlags, o planOutput, trust string) error {
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  %-22s %-28s %5s %5s %10s %10s %10s %9s %8s %8s %s\n", "policy", "setting", "min N", "GPUs", "TTFT p95", "ITL p95", "E2E p95", "complete", "goodput", "margin", "sizes run")
 	for _, e := range o.Plans {
-		setting := strings.TrimSuffix(strings.TrimPrefix(settingLabel(e.Settings, e.TrafficScale), " ("), ")")
+		setting := strings.TrimSuffix(strings.TrimPrefix(plan.SettingLabel(e.Settings, e.TrafficScale), " ("), ")")
 		if setting == "" {
 			setting = "—"
 		}
@@ -223,7 +170,7 @@ func printPlan(w io.Writer, pf planFlags, o planOutput, trust string) error {
 	}
 	for _, e := range o.Plans {
 		if e.CostPerMillion != nil {
-			fmt.Fprintf(&b, "  cost at %s%s: %.2f per million requests (%d GPUs × %g per GPU-hour)\n", e.Policy, settingLabel(e.Settings, e.TrafficScale), *e.CostPerMillion, e.GPUs, pf.gpuHour)
+			fmt.Fprintf(&b, "  cost at %s%s: %.2f per million requests (%d GPUs × %g per GPU-hour)\n", e.Policy, plan.SettingLabel(e.Settings, e.TrafficScale), *e.CostPerMillion, e.GPUs, pf.gpuHour)
 		}
 	}
 	b.WriteString("\n(figures: medians over the runs at the plan's N; ∞ = fewer than 95 % of offered requests completed; margin: the tightest objective's slack)\n")

@@ -35,13 +35,13 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer lock.Release()
-	m, err := readManifest(dir)
+	m, err := sweep.ReadManifest(dir)
 	if err != nil {
 		return err
 	}
 	// The points belong to the sweep as its manifest records it: the
 	// digest is taken before --metric or --slo-ttft choose what to draw.
-	digest := manifestDigest(m)
+	digest := m.Digest()
 	met, err := plotMetric(m, *metric, *slo, fs.Changed("slo-ttft"))
 	if err != nil {
 		return usageError{err}
@@ -50,7 +50,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	figs, err := plots.All(results, m.Grid, met, m.Meta)
+	figs, err := plots.All(results, m.Grid, met, plotMeta(m.Meta))
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 // goodput's SLO from --slo-ttft (sloSet) or else the sweep's. Every metric
 // is computed from the points' summaries and per-request TTFTs, which
 // every point file holds, so any of them can be drawn from any sweep.
-func plotMetric(m *sweepManifest, name string, slo float64, sloSet bool) (sweep.Metric, error) {
+func plotMetric(m *sweep.Manifest, name string, slo float64, sloSet bool) (sweep.Metric, error) {
 	if name == "" {
 		name = m.Metric
 	}

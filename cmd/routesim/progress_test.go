@@ -18,8 +18,8 @@ func TestNoProgressLineInFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	st := &scenario.Built{}
-	if line := runProgress(f, st); line != nil || st.Config.Progress != nil {
+	run := (&scenario.Built{}).Run(0)
+	if line := runProgress(f, run, nil); line != nil || run.Config.Progress != nil {
 		t.Error("run: a progress line on a file")
 	}
 	prog, line := sweepProgress(f, false)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/routesim/routesim/report"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/golden")
@@ -136,10 +138,10 @@ func TestRunStreamWritesWhatAHeldRunWrites(t *testing.T) {
 			t.Errorf("%s differs between a held and a streamed run", f)
 		}
 	}
-	var m struct{ Trace traceInfo }
+	var m struct{ Trace report.TraceInfo }
 	for _, mode := range []string{"held", "streamed"} {
 		b, _ := os.ReadFile(filepath.Join(dir, mode, "manifest.json"))
-		var got struct{ Trace traceInfo }
+		var got struct{ Trace report.TraceInfo }
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/routesim/routesim/internal/atomicfile"
 	"github.com/routesim/routesim/internal/progress"
 	"github.com/routesim/routesim/model"
 	"github.com/routesim/routesim/report"
@@ -64,10 +62,7 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	pol, err := f.NewPolicy()
-	if err != nil {
-		return usageError{err}
-	}
+	run := st.Run(f.Seed)
 	if *draws > 0 { // the coefficient draws, validated before anything runs
 		if _, _, err := st.Draws(f.Seed, *draws); err != nil {
 			return usageError{fmt.Errorf("--uncertainty: %w", err)}
@@ -80,40 +75,39 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		defer lock.Release()
 	}
-	var trace *decisionTrace
+	var trace *report.DecisionTrace
 	if *decisions != "" {
-		if trace, err = newDecisionTrace(*decisions); err != nil {
-			return err
+		if trace, err = report.NewDecisionTrace(*decisions); err != nil {
+			return fmt.Errorf("--trace-decisions: %w", err)
 		}
-		st.Config.Decisions = trace
+		run.Config.Decisions = trace
 	}
-	st.Config.NVML.Series = *out != "" // nvml.csv and the AIPerf telemetry need every sample
+	run.Config.NVML.Series = *out != "" // nvml.csv and the AIPerf telemetry need every sample
 	if st.Work != nil {
 		tuneGC(st.Work.Len(), gogcSet())
 	}
-	line := runProgress(stderr, st)
-	res, pop, err := st.Run(f.Seed, pol)
+	line := runProgress(stderr, run, st.Work)
+	res, pop, err := run.Exec()
 	line.Done()
-	st.Config.Progress = nil // the coefficient draws run in parallel: no line
 	if err == nil && trace != nil {
-		err = trace.commit()
+		err = commitTrace(trace, *decisions)
 	}
 	if err != nil {
 		if trace != nil {
-			trace.abort()
+			trace.Abort()
 		}
 		return err
 	}
 	sum := sim.Summarize(res)
 	if *draws > 0 {
-		if sum.Uncertainty, err = st.RunBands(f.Seed, *draws, 0, f.NewPolicy); err != nil {
+		if sum.Uncertainty, _, err = run.Bands(*draws, 0, nil); err != nil {
 			return usageError{fmt.Errorf("--uncertainty: %w", err)}
 		}
 		sum.Uncertainty.Place(st.Estimate(), &sum)
 	}
 	if *out != "" {
-		o := runOutputs{dir: *out, start: start, command: commandLine("run", args)}
-		if err := o.write(&f, st, res, &sum); err != nil {
+		o := report.RunDir{Dir: *out, Start: start, Command: commandLine("run", args), Version: Version}
+		if err := o.Write(&f, st, res, &sum); err != nil {
 			return err
 		}
 	}
@@ -131,19 +125,32 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	return nil
 }
 
+// commitTrace publishes --trace-decisions' file (or discards it after a
+// write error, which it returns).
+func commitTrace(t *report.DecisionTrace, path string) error {
+	if err := t.Err(); err != nil {
+		t.Abort()
+		return fmt.Errorf("--trace-decisions %s: %w", path, err)
+	}
+	if err := t.Commit(); err != nil {
+		return fmt.Errorf("--trace-decisions: %w", err)
+	}
+	return nil
+}
+
 // runProgress shows a run's advance on stderr when stderr is a terminal:
 // simulated time, requests ended (of the trace's, when known) and wall
 // time, erased when the run ends. It returns nil (no line) otherwise.
-func runProgress(stderr io.Writer, st *scenario.Built) *progress.Line {
+func runProgress(stderr io.Writer, run *scenario.Run, work *sim.Workload) *progress.Line {
 	line := progress.New(stderr)
 	if line == nil {
 		return nil
 	}
 	total := 0
-	if st.Work != nil {
-		total = st.Work.Len()
+	if work != nil {
+		total = work.Len()
 	}
-	st.Config.Progress = func(now sim.Time, ended int) {
+	run.Config.Progress = func(now sim.Time, ended int) {
 		if total > 0 {
 			line.Show("routesim: simulated %.0f s, %d of %d requests ended (%.0f %%), %s elapsed",
 				now.Seconds(), ended, total, 100*float64(ended)/float64(total), line.Elapsed().Round(time.Second))
@@ -231,29 +238,6 @@ func printBands(w io.Writer, s *sim.Summary) error {
 	return err
 }
 
-// manifest records everything needed to reproduce a run's outputs.
-type manifest struct {
-	Tool    string `json:"tool"`
-	Version string `json:"version"`
-	Command string `json:"command"`
-	// StartTime is the wall-clock instant of simulated time 0 (--start-time).
-	StartTime string           `json:"start_time"`
-	Flags     *scenario.Spec   `json:"flags"`
-	Trace     traceInfo        `json:"trace"`
-	Worker    sim.WorkerConfig `json:"worker"`
-	Profile   *model.Profile   `json:"profile"`
-	KVPerTok  int64            `json:"kv_bytes_per_token"`
-}
-
-type traceInfo struct {
-	Name     string `json:"name"`
-	Requests int    `json:"requests"`
-	SpanNs   int64  `json:"span_ns"`
-}
-
-// runFiles are the files run --out DIR writes into DIR.
-var runFiles = []string{"requests.csv", "summary.csv", "summary.json", "profile_export_aiperf.json", "profile_export.jsonl", "nvml.csv", "manifest.json"}
-
 // checkRunOutputs refuses a --trace-decisions file that would replace one
 // of --out's files (or land in another command's directory).
 func checkRunOutputs(out, decisions string) error {
@@ -262,84 +246,12 @@ func checkRunOutputs(out, decisions string) error {
 	}
 	files := []outputFile{{"--trace-decisions " + decisions, decisions}}
 	if out != "" {
-		files = append(dirOutputs("--out", out, runFiles...), files...)
+		files = append(dirOutputs("--out", out, report.RunFiles...), files...)
 	}
 	if err := checkOutputs(files); err != nil {
 		return err
 	}
 	return checkFileOutput("--trace-decisions", decisions, out, kindRun)
-}
-
-// runOutputs says where run writes its files and how they are stamped.
-type runOutputs struct {
-	dir     string
-	start   time.Time // wall-clock instant of simulated time 0
-	command string
-}
-
-func (o runOutputs) write(f *scenario.Spec, st *scenario.Built, res *sim.Result, sum *sim.Summary) error {
-	dir := o.dir
-	d, err := atomicfile.NewDir(dir)
-	if err != nil {
-		return err
-	}
-	ti := traceInfo{Name: "sessions", Requests: len(res.Records)}
-	if st.Work != nil {
-		ti = traceInfo{st.Work.Name, st.Work.Len(), int64(st.Work.Span())}
-	}
-	m := manifest{
-		Tool: "routesim", Version: Version, Command: o.command, StartTime: o.start.Format(time.RFC3339Nano), Flags: f,
-		Trace:   ti,
-		Worker:  st.Config.Front().Worker,
-		Profile: st.Profile, KVPerTok: st.Deploy.Model.KVBytesPerToken(st.Deploy.KVDtypeBytes),
-	}
-	nv := report.NVML{
-		Samples: res.GPU, TP: st.Deploy.TP, GPUName: st.Deploy.GPU.Name,
-		PowerW: st.Profile.PowerAt, MemUsedBytes: st.MemoryUsedBytes(),
-	}
-	steps := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
-		{"requests.csv", func(w io.Writer) error { return report.WriteRequestsCSV(w, res.Records) }},
-		{"summary.csv", func(w io.Writer) error { return report.WriteSummaryCSV(w, sum) }},
-		{"summary.json", func(w io.Writer) error { return writeJSON(w, sum) }},
-		{"profile_export_aiperf.json", func(w io.Writer) error {
-			return report.WriteAIPerf(w, res.Records, sum, report.AIPerfRun{
-				Generator: "routesim " + Version, Start: o.start, Model: modelID(st.Deploy.Model),
-				Dataset: ti.Name, FixedSchedule: st.Work != nil, Seed: f.Seed,
-				Command: o.command, ArtifactDir: dir, Settings: f, NVML: &nv,
-			})
-		}},
-		{"profile_export.jsonl", func(w io.Writer) error { return report.WriteAIPerfRecords(w, res.Records, o.start) }},
-		{"nvml.csv", func(w io.Writer) error { return report.WriteNvidiaSmiCSV(w, nv, o.start) }},
-		{"manifest.json", func(w io.Writer) error { return writeJSON(w, m) }},
-	}
-	for _, s := range steps {
-		w, err := d.Create(s.name)
-		if err == nil {
-			err = s.write(w)
-		}
-		if err != nil {
-			d.Abort()
-			return fmt.Errorf("%s/%s: %w", dir, s.name, err)
-		}
-	}
-	return d.Commit()
-}
-
-// modelID is the model as clients name it: its Hugging Face id if known.
-func modelID(m model.LLM) string {
-	if m.HFID != "" {
-		return m.HFID
-	}
-	return m.Name
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func printSummary(w io.Writer, f *scenario.Spec, st *scenario.Built, s *sim.Summary) error {
@@ -493,3 +405,7 @@ func workloadName(st *scenario.Built, f *scenario.Spec) string {
 	}
 	return fmt.Sprintf("%s at rate scale %g", st.Work.Name, f.RateScale)
 }
+
+// writeJSON writes v as routesim writes the JSON files people read
+// (report.WriteJSON).
+func writeJSON(w io.Writer, v any) error { return report.WriteJSON(w, v) }

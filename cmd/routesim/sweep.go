@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +9,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -20,7 +16,6 @@ import (
 
 	"github.com/routesim/routesim/internal/progress"
 	"github.com/routesim/routesim/model"
-	"github.com/routesim/routesim/plots"
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
@@ -243,9 +238,9 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 			return usageError{err}
 		}
 	}
-	m := &sweepManifest{Tool: "routesim", Version: Version, Command: "sweep", Base: base, Grid: grid, Metric: *metric,
+	m := &sweep.Manifest{Tool: "routesim", Version: Version, Command: "sweep", Base: base, Grid: grid, Metric: *metric,
 		SLOTTFTMs: *slo, Bootstrap: *boot, PerRequest: *perReq, Uncertainty: *draws, Profile: prof.Name,
-		Meta: plots.Meta{Trace: base.Trace, GPU: prof.GPU, Model: prof.Model + engineTag(&base), ProfileKind: prof.Kind}}
+		Meta: sweep.Meta{Trace: base.Trace, GPU: prof.GPU, Model: prof.Model + engineTag(&base), ProfileKind: prof.Kind}}
 	switch base.Workload {
 	case "sessions":
 		m.Meta.Trace = "closed-loop sessions"
@@ -255,7 +250,7 @@ func sweepWithContext(ctx context.Context, args []string, stdout, stderr io.Writ
 	prog, line := sweepProgress(stderr, *quiet)
 	defer line.Done()
 	r := &sweep.Runner{Base: base, Grid: grid, Dir: *out, Jobs: *jobs, Shard: shard, PerRequest: *perReq, Uncertainty: *draws,
-		Progress: prog, Digest: manifestDigest(m), RecomputeBad: *recompute}
+		Progress: prog, Digest: m.Digest(), RecomputeBad: *recompute}
 	// Everything that can be checked is checked before anything is
 	// written: the grid's every configuration is built first.
 	if err := r.Prepare(); err != nil {
@@ -323,66 +318,7 @@ func checkSeeds(seeds int, base uint64) error {
 	return nil
 }
 
-// sameSweep compares what determines results.
-func sameSweep(a, b *sweepManifest) bool {
-	ja, _ := jsonString(a)
-	jb, _ := jsonString(b)
-	return ja == jb
-}
-
-// manifestDigest identifies a sweep: a hash of its manifest, which every
-// point file carries.
-func manifestDigest(m *sweepManifest) string {
-	j, _ := jsonString(m)
-	sum := sha256.Sum256([]byte(j))
-	return hex.EncodeToString(sum[:])
-}
-
-// manifestDiff names the settings in which two sweeps differ (up to six).
-func manifestDiff(a, b *sweepManifest) string {
-	flat := func(m *sweepManifest) map[string]string {
-		j, _ := jsonString(m)
-		var v any
-		json.Unmarshal([]byte(j), &v)
-		out := map[string]string{}
-		var walk func(prefix string, v any)
-		walk = func(prefix string, v any) {
-			if o, ok := v.(map[string]any); ok {
-				for k, x := range o {
-					walk(strings.TrimPrefix(prefix+"."+k, "."), x)
-				}
-				return
-			}
-			b, _ := json.Marshal(v)
-			out[prefix] = string(b)
-		}
-		walk("", v)
-		return out
-	}
-	fa, fb := flat(a), flat(b)
-	var keys []string
-	for k := range fa {
-		if fa[k] != fb[k] {
-			keys = append(keys, k)
-		}
-	}
-	for k := range fb {
-		if _, ok := fa[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	var parts []string
-	for i, k := range keys {
-		if i == 6 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(keys)-6))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s %s there, %s here", k, orNone(fa[k]), orNone(fb[k])))
-	}
-	return strings.Join(parts, "; ")
-}
-
+// orNone is s, or "unset" if empty.
 func orNone(s string) string {
 	if s == "" {
 		return "unset"

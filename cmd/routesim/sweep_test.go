@@ -14,6 +14,7 @@ import (
 
 	"github.com/routesim/routesim/report/parquet"
 	"github.com/routesim/routesim/report/parquet/parquettest"
+	"github.com/routesim/routesim/sweep"
 )
 
 // smallSweep is a quick grid: 2 sizes × 2 policies × 2 seeds on 200 requests.
@@ -298,11 +299,7 @@ func TestSweepRequestsMatchRunCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, a := range pointAxes {
-		names = append(names, a.name)
-	}
-	names = append(names, rows[0]...)
+	names := append(sweep.AxisNames(), rows[0]...)
 	var got []string
 	for _, c := range pf.Columns {
 		got = append(got, c.Name)
@@ -321,7 +318,7 @@ func TestSweepRequestsMatchRunCSV(t *testing.T) {
 		}
 		return c.Strings[r]
 	}
-	na := len(pointAxes)
+	na := len(sweep.AxisNames())
 	k, nulls := 0, 0
 	for r := range pf.Columns[0].Ints {
 		if cell(pf.Column("n"), r) != "4" || cell(pf.Column("policy"), r) != "kv-admission" || cell(pf.Column("seed"), r) != "6" {

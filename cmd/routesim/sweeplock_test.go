@@ -41,11 +41,11 @@ func TestConcurrentSweepsNeverMix(t *testing.T) {
 		if ok == 2 {
 			t.Fatalf("trial %d: both sweeps exited 0 into one directory", trial)
 		}
-		m, err := readManifest(dir)
+		m, err := sweep.ReadManifest(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := sweep.Load(dir, m.Grid.Points(), manifestDigest(m)); err != nil {
+		if _, err := sweep.Load(dir, m.Grid.Points(), m.Digest()); err != nil {
 			t.Errorf("trial %d: %v", trial, err)
 		}
 		if entries, _ := os.ReadDir(sweep.PointsDir(dir)); len(entries) != len(m.Grid.Points()) {

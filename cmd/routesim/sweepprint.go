@@ -12,7 +12,7 @@ import (
 
 // printCrossovers prints what sweep reports on stdout: the header, the
 // crossover lines, the per-point table and where the files went.
-func printCrossovers(w io.Writer, m *sweepManifest, results []sweep.Result, cross, comp []sweep.Crossover, dir string) error {
+func printCrossovers(w io.Writer, m *sweep.Manifest, results []sweep.Result, cross, comp []sweep.Crossover, dir string) error {
 	axis, values := m.Grid.Axis()
 	fmt.Fprintf(w, "routesim sweep: %s on %s, N %v, %d seeds, policies %s; crossover along %s %v\n", m.Meta.Model, m.Meta.GPU, m.Grid.Ns, m.Grid.Seeds, strings.Join(m.Grid.Policies, ", "), axis, values)
 	if line := specTrustLine(&m.Base); line != "" {
@@ -52,7 +52,7 @@ func printCrossovers(w io.Writer, m *sweepManifest, results []sweep.Result, cros
 // printPointTable prints, per rate scale, each axis value × policy's
 // completeness and TTFT p50 / p95 over completed requests (means over
 // seeds): the numbers behind the crossover lines.
-func printPointTable(w io.Writer, m *sweepManifest, results []sweep.Result) error {
+func printPointTable(w io.Writer, m *sweep.Manifest, results []sweep.Result) error {
 	axis, values := m.Grid.Axis()
 	var ms [3]sweep.Metric
 	for i, name := range []string{"completeness", "ttft-p50", "ttft-p95"} {
@@ -95,7 +95,7 @@ func printPointTable(w io.Writer, m *sweepManifest, results []sweep.Result) erro
 // seedsLine says, when the sweep's seeds all gave the same results (a
 // profile without step noise, policies that draw nothing), that its
 // "means of K seeds" are one replay and its crossovers have no interval.
-func seedsLine(m *sweepManifest, results []sweep.Result) string {
+func seedsLine(m *sweep.Manifest, results []sweep.Result) string {
 	if m.Grid.Seeds < 2 {
 		return ""
 	}
@@ -126,7 +126,7 @@ func msCell(x float64) string {
 
 // offeredLine says what load the sweep offers at its base point: the
 // requests kept and their effective rate after every filter and scale.
-func offeredLine(m *sweepManifest) string {
+func offeredLine(m *sweep.Manifest) string {
 	s := m.Base
 	s.RateScale = m.Grid.RateScales[0]
 	b, err := s.Build(nil)

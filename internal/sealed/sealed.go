@@ -21,7 +21,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
+
+	"github.com/routesim/routesim/internal/atomicfile"
 )
 
 // Field is the member that holds the digest.
@@ -136,4 +139,14 @@ func errMsg(err error, data []byte) string {
 		return "empty file"
 	}
 	return err.Error()
+}
+
+// WriteFile writes v to path as an indented sealed file (MarshalIndent),
+// atomically: a reader sees the old file or the whole new one.
+func WriteFile(path string, v any) error {
+	b, err := MarshalIndent(v)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, func(w io.Writer) error { _, err := w.Write(b); return err })
 }

@@ -1,53 +1,36 @@
-package main
+package sweep
 
 import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 
 	"github.com/routesim/routesim/internal/atomicfile"
-	"github.com/routesim/routesim/plots"
+	"github.com/routesim/routesim/internal/sealed"
 	"github.com/routesim/routesim/report"
 	"github.com/routesim/routesim/report/parquet"
-	"github.com/routesim/routesim/scenario"
 	"github.com/routesim/routesim/sim"
-	"github.com/routesim/routesim/sweep"
 )
 
-// sweepManifest is everything that determines a sweep's results; it
-// leaves out how the work was split (jobs, shards), so any split of the
-// same sweep writes the same bytes.
-type sweepManifest struct {
-	Tool       string        `json:"tool"`
-	Version    string        `json:"version"`
-	Command    string        `json:"command"`
-	Base       scenario.Spec `json:"base"`
-	Grid       sweep.Grid    `json:"grid"`
-	Metric     string        `json:"metric"`
-	SLOTTFTMs  float64       `json:"slo_ttft_ms"`
-	Bootstrap  int           `json:"bootstrap"`
-	PerRequest bool          `json:"per_request"`
-	// Uncertainty is --uncertainty (coefficient draws per point).
-	Uncertainty int        `json:"uncertainty,omitempty"`
-	Profile     string     `json:"profile"`
-	Meta        plots.Meta `json:"meta"`
-}
+// The tables of a sweep's directory: summary.csv and summary.parquet (one
+// row per point), requests.parquet (one row per request of every point,
+// with per-request records), crossover.json and the manifest. The figures
+// (plots/) are drawn by package plots from the same results.
 
-// writeSweepOutputs writes summary.csv/.parquet, requests.parquet (with
-// per-request records), crossover.json, manifest.json and plots/ from the
-// results, each file atomically. It returns the crossover tables.
-func writeSweepOutputs(dir string, m *sweepManifest, results []sweep.Result) ([]sweep.Crossover, []sweep.Crossover, error) {
-	metric, err := sweep.MetricByName(m.Metric, m.SLOTTFTMs)
+// WriteOutputs writes dir's tables from results, in grid order: every
+// file atomically and all of them at once (atomicfile.Dir). It returns
+// the crossovers on the sweep's metric and, unless that is completeness,
+// on completeness (the tables crossover.json holds).
+func WriteOutputs(dir string, m *Manifest, results []Result) (cross, comp []Crossover, err error) {
+	metric, err := MetricByName(m.Metric, m.SLOTTFTMs)
 	if err != nil {
 		return nil, nil, err
 	}
-	cross := sweep.Crossovers(results, m.Grid, metric, m.Bootstrap, m.Grid.BaseSeed)
-	var comp []sweep.Crossover
+	cross = Crossovers(results, m.Grid, metric, m.Bootstrap, m.Grid.BaseSeed)
 	if m.Metric != "completeness" {
-		cm, _ := sweep.MetricByName("completeness", 0)
-		comp = sweep.Crossovers(results, m.Grid, cm, m.Bootstrap, m.Grid.BaseSeed)
+		cm, _ := MetricByName("completeness", 0)
+		comp = Crossovers(results, m.Grid, cm, m.Bootstrap, m.Grid.BaseSeed)
 	}
 	d, err := atomicfile.NewDir(dir)
 	if err != nil {
@@ -66,9 +49,15 @@ func writeSweepOutputs(dir string, m *sweepManifest, results []sweep.Result) ([]
 			return parquet.Write(w, summaryColumns(m, results), meta...)
 		}},
 		{"crossover.json", func(w io.Writer) error {
-			return writeJSON(w, map[string]any{"metric": m.Metric, "crossovers": cross, "completeness": comp})
+			return report.WriteJSON(w, map[string]any{"metric": m.Metric, "crossovers": cross, "completeness": comp})
 		}},
-		{"manifest.json", func(w io.Writer) error { return writeSealedJSON(w, m) }},
+		{"manifest.json", func(w io.Writer) error {
+			b, err := sealed.MarshalIndent(m)
+			if err == nil {
+				_, err = w.Write(b)
+			}
+			return err
+		}},
 	}
 	if m.PerRequest {
 		files = append(files, struct {
@@ -88,15 +77,20 @@ func writeSweepOutputs(dir string, m *sweepManifest, results []sweep.Result) ([]
 			return nil, nil, fmt.Errorf("%s/%s: %w", dir, f.name, err)
 		}
 	}
-	figs, err := plots.All(results, m.Grid, metric, m.Meta)
-	if err != nil {
-		d.Abort()
-		return nil, nil, err
-	}
 	if err := d.Commit(); err != nil {
 		return nil, nil, err
 	}
-	return cross, comp, plots.Save(filepath.Join(dir, "plots"), figs)
+	return cross, comp, nil
+}
+
+// AxisNames are the point's coordinate columns, the first columns of
+// every sweep table, in order.
+func AxisNames() []string {
+	out := make([]string, len(pointAxes))
+	for i, a := range pointAxes {
+		out[i] = a.name
+	}
+	return out
 }
 
 // pointAxis is one coordinate of a point, a column of every sweep table.
@@ -108,23 +102,23 @@ type pointAxis struct {
 	kind       parquet.Kind
 	// value returns the coordinate as an integer, a float or a string
 	// (by kind); ok is false for null.
-	value func(m *sweepManifest, p sweep.Point) (i int64, f float64, s string, ok bool)
+	value func(m *Manifest, p Point) (i int64, f float64, s string, ok bool)
 }
 
 var pointAxes = []pointAxis{
-	{"n", "", parquet.Int64, func(_ *sweepManifest, p sweep.Point) (int64, float64, string, bool) { return int64(p.N), 0, "", true }},
-	{"policy", "", parquet.String, func(_ *sweepManifest, p sweep.Point) (int64, float64, string, bool) { return 0, 0, p.Policy, true }},
-	{"seed", "", parquet.Int64, func(_ *sweepManifest, p sweep.Point) (int64, float64, string, bool) {
+	{"n", "", parquet.Int64, func(_ *Manifest, p Point) (int64, float64, string, bool) { return int64(p.N), 0, "", true }},
+	{"policy", "", parquet.String, func(_ *Manifest, p Point) (int64, float64, string, bool) { return 0, 0, p.Policy, true }},
+	{"seed", "", parquet.Int64, func(_ *Manifest, p Point) (int64, float64, string, bool) {
 		return int64(p.Seed), 0, "", true
 	}},
-	{"rate_scale", "", parquet.Float64, func(_ *sweepManifest, p sweep.Point) (int64, float64, string, bool) { return 0, p.RateScale, "", true }},
-	{"concurrency", "users", parquet.Int64, func(m *sweepManifest, p sweep.Point) (int64, float64, string, bool) {
+	{"rate_scale", "", parquet.Float64, func(_ *Manifest, p Point) (int64, float64, string, bool) { return 0, p.RateScale, "", true }},
+	{"concurrency", "users", parquet.Int64, func(m *Manifest, p Point) (int64, float64, string, bool) {
 		if p.Concurrency > 0 {
 			return int64(p.Concurrency), 0, "", true
 		}
 		return int64(m.Base.Sessions.Concurrency), 0, "", m.Base.Workload == "sessions"
 	}},
-	{"rate_per_s", "requests/s", parquet.Float64, func(m *sweepManifest, p sweep.Point) (int64, float64, string, bool) {
+	{"rate_per_s", "requests/s", parquet.Float64, func(m *Manifest, p Point) (int64, float64, string, bool) {
 		if p.Rate > 0 {
 			return 0, float64(p.Rate), "", true
 		}
@@ -142,7 +136,7 @@ func axisColumns() []parquet.Column {
 }
 
 // appendAxes adds point p's coordinates to the first columns of cols.
-func appendAxes(cols []parquet.Column, m *sweepManifest, p sweep.Point) {
+func appendAxes(cols []parquet.Column, m *Manifest, p Point) {
 	for k, a := range pointAxes {
 		i, f, s, ok := a.value(m, p)
 		c := &cols[k]
@@ -158,7 +152,7 @@ func appendAxes(cols []parquet.Column, m *sweepManifest, p sweep.Point) {
 	}
 }
 
-func writeSummaryCSV(w io.Writer, m *sweepManifest, results []sweep.Result) error {
+func writeSummaryCSV(w io.Writer, m *Manifest, results []Result) error {
 	cw := csv.NewWriter(w)
 	for i, r := range results {
 		fields := report.SummaryFields(&r.Summary)
@@ -197,7 +191,7 @@ func writeSummaryCSV(w io.Writer, m *sweepManifest, results []sweep.Result) erro
 
 // summaryColumns: the point's coordinates, then every summary field with
 // its type and unit.
-func summaryColumns(m *sweepManifest, results []sweep.Result) []parquet.Column {
+func summaryColumns(m *Manifest, results []Result) []parquet.Column {
 	cols := axisColumns()
 	na := len(cols)
 	for ri, r := range results {
@@ -238,7 +232,7 @@ func tableMeta(table, rows string) []parquet.KeyValue {
 
 // requestColumns: one row per request of every point — the point's axes,
 // then every column of report.RequestSchema (requests.csv's columns).
-func requestColumns(m *sweepManifest, results []sweep.Result) []parquet.Column {
+func requestColumns(m *Manifest, results []Result) []parquet.Column {
 	c := axisColumns()
 	na := len(c)
 	for _, rc := range report.RequestSchema {

@@ -1,35 +1,37 @@
-package main
+package report
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/routesim/routesim/internal/atomicfile"
-
 	"github.com/routesim/routesim/policy"
 	"github.com/routesim/routesim/sim"
 )
 
-// decisionTrace writes routing decisions as JSON lines to a temporary
-// file that replaces the target only when the run succeeded.
-type decisionTrace struct {
+// DecisionTrace writes a run's routing decisions (and the busy monitor's
+// changes) as JSON lines (run --trace-decisions) to a temporary file that
+// replaces the target only when Commit is called: a failed run leaves no
+// partial trace. It is a sim.DecisionObserver and a sim.MonitorObserver;
+// the first write error stops the writing and is kept (Err).
+type DecisionTrace struct {
 	path string
 	w    *atomicfile.File
 	buf  []byte
 	err  error
 }
 
-func newDecisionTrace(path string) (*decisionTrace, error) {
+// NewDecisionTrace starts a trace that Commit publishes at path.
+func NewDecisionTrace(path string) (*DecisionTrace, error) {
 	f, err := atomicfile.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("--trace-decisions: %w", err)
+		return nil, err
 	}
-	return &decisionTrace{path: path, w: f}, nil
+	return &DecisionTrace{path: path, w: f}, nil
 }
 
 // Decision implements sim.DecisionObserver. Excluded workers' +Inf scores
 // are written as null.
-func (t *decisionTrace) Decision(at sim.Time, id, attempt int, d policy.Decision) {
+func (t *DecisionTrace) Decision(at sim.Time, id, attempt int, d policy.Decision) {
 	if t.err != nil {
 		return
 	}
@@ -63,22 +65,25 @@ func (t *decisionTrace) Decision(at sim.Time, id, attempt int, d policy.Decision
 	_, t.err = t.w.Write(b)
 }
 
-func (t *decisionTrace) commit() error {
+// Err is the first error writing the trace (nil if none).
+func (t *DecisionTrace) Err() error { return t.err }
+
+// Commit publishes the trace at its path, or, after a write error,
+// discards it and returns that error.
+func (t *DecisionTrace) Commit() error {
 	if t.err != nil {
 		t.w.Abort()
-		return fmt.Errorf("--trace-decisions %s: %w", t.path, t.err)
+		return t.err
 	}
-	if err := t.w.Commit(); err != nil {
-		return fmt.Errorf("--trace-decisions: %w", err)
-	}
-	return nil
+	return t.w.Commit()
 }
 
-func (t *decisionTrace) abort() { t.w.Abort() }
+// Abort discards the trace.
+func (t *DecisionTrace) Abort() { t.w.Abort() }
 
 // Busy implements sim.MonitorObserver: a worker entering or leaving the
 // busy monitor's busy set, with the values that decided it.
-func (t *decisionTrace) Busy(at sim.Time, worker int, busy bool, decodeBlocks, engineBlocks, prefillTokens, busyWorkers int) {
+func (t *DecisionTrace) Busy(at sim.Time, worker int, busy bool, decodeBlocks, engineBlocks, prefillTokens, busyWorkers int) {
 	if t.err != nil {
 		return
 	}
@@ -109,7 +114,7 @@ func (t *decisionTrace) Busy(at sim.Time, worker int, busy bool, decodeBlocks, e
 // Reset implements sim.MonitorObserver: the client's periodic reset of its
 // free set that let a request through a fleet the monitor had pushed as
 // all busy.
-func (t *decisionTrace) Reset(at sim.Time, busyWorkers int) {
+func (t *DecisionTrace) Reset(at sim.Time, busyWorkers int) {
 	if t.err != nil {
 		return
 	}

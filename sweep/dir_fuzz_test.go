@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"bytes"
@@ -7,22 +7,24 @@ import (
 	"testing"
 
 	"github.com/routesim/routesim/internal/sealed"
-	"github.com/routesim/routesim/sweep"
+	"github.com/routesim/routesim/scenario"
 )
 
 // FuzzReadSweepDir: no manifest.json or shard.json makes the readers of a
-// sweep directory (its manifest, its shard record, its owner) panic; what
+// sweep directory (its manifest, its shard record) panic; what
 // they accept is a sweep manifest that reads back after re-sealing, and a
 // shard i/k with 0 ≤ i < k. Seeds: files as written, edited, unsealed,
 // truncated, and a run's manifest.
 func FuzzReadSweepDir(f *testing.F) {
-	m := &sweepManifest{Tool: "routesim", Version: Version, Command: "sweep", Base: sweepDefaults(),
-		Grid: sweep.Grid{Ns: []int{2, 4}, Policies: []string{"round-robin"}, Seeds: 2, RateScales: []float64{1}}, Metric: "ttft-p50", Bootstrap: 20}
+	base := scenario.Defaults()
+	base.Trace = "arxiv-window"
+	m := &Manifest{Tool: "routesim", Version: "0.1.0-dev", Command: Command, Base: base,
+		Grid: Grid{Ns: []int{2, 4}, Policies: []string{"round-robin"}, Seeds: 2, RateScales: []float64{1}}, Metric: "ttft-p50", Bootstrap: 20}
 	good, err := sealed.MarshalIndent(m)
 	if err != nil {
 		f.Fatal(err)
 	}
-	shard, _ := sealed.MarshalIndent(sweep.Shard{I: 1, K: 3})
+	shard, _ := sealed.MarshalIndent(Shard{I: 1, K: 3})
 	f.Add(good, shard)
 	f.Add(bytes.Replace(good, []byte(`"bootstrap": 20`), []byte(`"bootstrap": 1`), 1), shard)
 	f.Add(bytes.Replace(good, []byte(`"command": "sweep"`), []byte(`"command": "routesim run --n 2"`), 1), bytes.Replace(shard, []byte(`"I": 1`), []byte(`"I": 5`), 1))
@@ -34,11 +36,10 @@ func FuzzReadSweepDir(f *testing.F) {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "manifest.json"), manifest, 0o644)
 		os.WriteFile(filepath.Join(dir, "shard.json"), shardFile, 0o644)
-		dirOwner(dir)
-		if s, ok, err := readShard(dir); err == nil && ok && !(s.K >= 2 && s.I >= 0 && s.I < s.K) {
+		if s, ok, err := ReadShard(dir); err == nil && ok && !(s.K >= 2 && s.I >= 0 && s.I < s.K) {
 			t.Fatalf("accepted shard %d/%d", s.I, s.K)
 		}
-		got, err := readManifest(dir)
+		got, err := ReadManifest(dir)
 		if err != nil {
 			return
 		}
@@ -50,7 +51,7 @@ func FuzzReadSweepDir(f *testing.F) {
 			t.Fatalf("an accepted manifest does not seal: %v", err)
 		}
 		os.WriteFile(filepath.Join(dir, "manifest.json"), again, 0o644)
-		if back, err := readManifest(dir); err != nil || !sameSweep(back, got) {
+		if back, err := ReadManifest(dir); err != nil || !back.Same(got) {
 			t.Fatalf("an accepted manifest, re-sealed, reads back as %v, %v", back, err)
 		}
 	})
