@@ -28,7 +28,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim explore", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	file := fs.String("scenario", "", "scenario file the page starts from (JSON, as routesim run --scenario); default: sweep's arXiv-trace window on 8 × A100-SXM4-40GB, Qwen3-8B")
-	addr := fs.String("addr", "127.0.0.1:8080", "address to serve on (port 0 = any free port); an address off the loopback interface must be given explicitly")
+	addr := fs.String("addr", exploreAddr, "address to serve on (port 0 = any free port); an address off the loopback interface must be given explicitly")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: routesim explore [--scenario FILE] [--addr HOST:PORT]\n\nServe a local web page whose controls (N, policies and their parameters, Dynamo and vLLM releases, load, GPU, model, seeds) re-simulate the trade-off as they move, each point exactly as routesim run computes it.\n\nFlags:\n%s", fs.FlagUsages())
 	}
@@ -113,6 +113,8 @@ func exploreOptions(file string) (explore.Options, error) {
 // client and engine defaults, buildSim, the policy), so the page refuses
 // what run refuses, with run's words, and simulates what run simulates.
 func exploreBuild(args []string) (_ *scenario.Built, _ *scenario.Spec, err error) {
+	// run's errors name flags, not scenario fields (withFlags, as run() does)
+	defer func() { err = withFlags(err) }()
 	args, err = expandAliases(args)
 	if err != nil {
 		return nil, nil, err
@@ -145,3 +147,6 @@ func exploreBuild(args []string) (_ *scenario.Built, _ *scenario.Spec, err error
 	}
 	return st, &f, nil
 }
+
+// exploreAddr is where routesim explore serves by default: loopback only.
+const exploreAddr = "127.0.0.1:8080"

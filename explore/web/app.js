@@ -150,7 +150,7 @@ async function simulate() {
   document.body.dataset.state = "computing";
   $("status").textContent = "computing…";
   $("cancel").disabled = false;
-  render();
+  safeRender();
   let resp;
   try {
     resp = await fetch("api/simulate", { method: "POST", body: JSON.stringify(req), signal: ctl.signal, headers: { "Content-Type": "application/json" } });
@@ -177,8 +177,9 @@ async function simulate() {
         buf = buf.slice(i + 1);
         if (gen !== state.gen) return;
         if (ev.type === "point") {
-          const p = ev.point;
-          state.results.set(pointKey(cfg, p.policy, p.n, p.seed), p);
+          const p = ev.point, key = pointKey(cfg, p.policy, p.n, p.seed), had = state.results.get(key);
+          if (!p.series && had && had.series) p.series = had.series; // curves' points come without them
+          state.results.set(key, p);
           done++;
         } else if (ev.type === "plan") {
           state.plan = ev;
@@ -187,7 +188,7 @@ async function simulate() {
         } else if (ev.type === "error") {
           showError(ev.error);
         } else if (ev.type === "done") {
-          finish(`${total} simulations (${state.plan ? state.plan.cached : 0} cached) in ${ev.elapsed_ms.toFixed(0)} ms`);
+          finish(`${total} simulations (${(state.plan && state.plan.cached) || 0} cached) in ${ev.elapsed_ms.toFixed(0)} ms`);
         }
         $("progress").max = Math.max(total, 1);
         $("progress").value = done;
@@ -204,7 +205,7 @@ function finish(msg) {
   document.body.dataset.state = "ready";
   $("status").textContent = msg;
   $("cancel").disabled = true;
-  render();
+  safeRender();
 }
 
 function fail(msg) {
@@ -223,5 +224,15 @@ let rafPending = false;
 function scheduleRender() {
   if (rafPending) return;
   rafPending = true;
-  requestAnimationFrame(() => { rafPending = false; render(); });
+  requestAnimationFrame(() => { rafPending = false; safeRender(); });
+}
+
+// safeRender draws the figures; a drawing bug is shown, never left to
+// stop the request that follows.
+function safeRender() {
+  try {
+    render();
+  } catch (e) {
+    showError("drawing failed: " + e + "\n" + (e.stack || ""));
+  }
 }

@@ -55,16 +55,18 @@ function lineChart(box, series, opt) {
     return;
   }
   let x0 = opt.xmin ?? Math.min(...pts.map(p => p[0])), x1 = opt.xmax ?? Math.max(...pts.map(p => p[0]));
-  let y0 = opt.ymin ?? Math.min(0, ...pts.map(p => p[1])), y1 = opt.ymax ?? Math.max(...pts.map(p => p[1]));
+  let y0 = opt.ymin ?? Math.min(opt.ylog ? Infinity : 0, ...pts.map(p => p[1])), y1 = opt.ymax ?? Math.max(...pts.map(p => p[1]));
+  if (opt.ylog) { y0 = Math.max(y0 / 1.3, 1e-3); y1 = Math.max(y1 * 1.3, y0 * 10); }
   if (opt.xlog) { x0 = Math.max(x0, 1e-3); if (x1 <= x0) x1 = x0 * 10; }
   if (x1 <= x0) { x0 -= 1; x1 += 1; }
   if (y1 <= y0) y1 = y0 + 1;
-  const yt = niceTicks(y0, y1 * (opt.ymax === undefined ? 1.05 : 1), 5);
-  if (opt.ymax === undefined) y1 = Math.max(y1, yt[yt.length - 1]);
+  const yt = opt.ylog ? logTicks(y0, y1) : niceTicks(y0, y1 * (opt.ymax === undefined ? 1.05 : 1), 5);
+  if (opt.ymax === undefined && !opt.ylog) y1 = Math.max(y1, yt[yt.length - 1]);
   const pw = W - M.l - M.r, ph = H - M.t - M.b;
   const X = opt.xlog ? v => M.l + pw * (Math.log(v) - Math.log(x0)) / (Math.log(x1) - Math.log(x0))
                      : v => M.l + pw * (v - x0) / (x1 - x0);
-  const Y = v => M.t + ph * (1 - (v - y0) / (y1 - y0));
+  const Y = opt.ylog ? v => M.t + ph * (1 - (Math.log(v) - Math.log(y0)) / (Math.log(y1) - Math.log(y0)))
+                     : v => M.t + ph * (1 - (v - y0) / (y1 - y0));
   const yfmt = opt.yfmt || fmtTick;
   for (const v of yt) {
     if (v < y0 || v > y1) continue;
@@ -90,6 +92,8 @@ function lineChart(box, series, opt) {
     el("path", { d, fill: "none", stroke: s.color, "stroke-width": 1.8, "stroke-dasharray": s.dash || "none" }, svg);
     if (s.dots) for (const q of p) el("circle", { cx: X(q[0]), cy: Y(Math.min(q[1], y1)), r: 2.6, fill: s.color }, svg);
   }
+  legend(svg, series, opt.legendAt || "right");
+  if (opt.note) text(svg, M.l + pw / 2, M.t + ph / 2, opt.note, "middle", { class: "empty" });
   box.replaceChildren(svg);
 }
 
@@ -137,4 +141,18 @@ function table(box, head, rows, note, cls) {
   const parts = [t];
   if (note) { const p = document.createElement("p"); p.className = "note"; p.textContent = note; parts.push(p); }
   box.replaceChildren(...parts);
+}
+
+// legend names each series in its colour, in the plot's top corner
+// (where: "right", "left", "bottom right", "bottom left"), on a white backing.
+function legend(svg, series, where) {
+  const rows = series.filter(s => s.name);
+  if (!rows.length) return;
+  const w = 12 + 6 * Math.max(...rows.map(s => s.name.length)), h = 13 * rows.length + 4;
+  const x = where.includes("left") ? M.l + 6 : W - M.r - w - 4, y = where.includes("bottom") ? H - M.b - h - 4 : M.t + 4;
+  el("rect", { x, y, width: w, height: h, fill: "#fff", "fill-opacity": 0.85, stroke: "#e1e4ea" }, svg);
+  rows.forEach((s, i) => {
+    el("line", { x1: x + 4, x2: x + 14, y1: y + 9 + 13 * i, y2: y + 9 + 13 * i, stroke: s.color, "stroke-width": 2.5 }, svg);
+    text(svg, x + 18, y + 12 + 13 * i, s.name, "start");
+  });
 }

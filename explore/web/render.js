@@ -36,37 +36,38 @@ function render() {
   }));
   const seedNote = req.seeds > 1 ? `curves: mean of ${req.seeds} seeds from ${req.seed}; ` : "";
   lineChart(figPlot("fig-completeness"), curve(p => 100 * p.summary.completeness),
-    { xlabel: "workers N", ylabel: "completeness (%)", xint: true, marker: req.n, yfmt: v => v + "%" });
+    { xlabel: "workers N", ylabel: "completeness (%)", xint: true, marker: req.n, yfmt: v => v + "%", legendAt: "bottom right" });
   lineChart(figPlot("fig-ttft"), curve(p => p.summary.ttft_ms.count ? p.summary.ttft_ms.p50 : null),
-    { xlabel: "workers N", ylabel: "TTFT p50 (ms)", xint: true, marker: req.n });
-  const detail = pols.map(pol => get(pol, req.n, req.seed)).filter(Boolean);
+    { xlabel: "workers N", ylabel: "TTFT p50 (ms, log)", xint: true, marker: req.n, ylog: true });
+  const detail = pols.map(pol => get(pol, req.n, req.seed)).filter(p => p && p.series);
   const at = `at N = ${req.n}, seed ${req.seed}`;
-  table(figNumbers("fig-completeness"), ["policy " + at, "completeness", "completed", "offered", "not served"],
+  table(figNumbers("fig-completeness"), ["policy", "completeness", "completed", "offered", "not served"],
     detail.map(p => [p.policy, pct(p.summary.completeness), String(p.summary.completed), String(p.summary.offered),
       String(p.summary.offered - p.summary.completed)]),
-    seedNote + "as routesim run prints them", [null, "completeness", "completed", "offered", "lost"]);
-  table(figNumbers("fig-ttft"), ["TTFT (ms) " + at, "avg", "p50", "p90", "p99"],
+    `${at}; ${seedNote}as routesim run prints them`, [null, "completeness", "completed", "offered", "lost"]);
+  table(figNumbers("fig-ttft"), ["TTFT (ms)", "avg", "p50", "p90", "p99"],
     detail.map(p => [p.policy, fmt1(p.summary.ttft_ms.avg), fmt1(p.summary.ttft_ms.p50), fmt1(p.summary.ttft_ms.p90), fmt1(p.summary.ttft_ms.p99)]),
-    "over completed requests", [null, "ttft-avg", "ttft-p50", "ttft-p90", "ttft-p99"]);
+    `${at}; over completed requests`, [null, "ttft-avg", "ttft-p50", "ttft-p90", "ttft-p99"]);
   const offered = (p, k) => p.summary.ttft_offered_ms[k] === null ? "undefined" : fmt1(p.summary.ttft_offered_ms[k]);
   lineChart(figPlot("fig-cdf"), detail.map(p => ({
     name: p.policy, color: colorOf(p.policy),
     points: p.series.ttft_cdf_ms.map((v, i) => [v === null ? NaN : v, 100 * i / (p.series.ttft_cdf_ms.length - 1)]).filter(q => isFinite(q[0])),
-  })), { xlabel: "TTFT (ms, log)", ylabel: "offered requests (%)", xlog: true, ymin: 0, ymax: 100, yfmt: v => v + "%" });
+  })), { xlabel: "TTFT (ms, log)", ylabel: "offered requests (%)", xlog: true, ymin: 0, ymax: 100, yfmt: v => v + "%", legendAt: "left" });
   table(figNumbers("fig-cdf"), ["offered TTFT (ms)", "p50", "p90", "p99"],
     detail.map(p => [p.policy, offered(p, "p50"), offered(p, "p90"), offered(p, "p99")]),
     "requests not served count as ∞: the curve stops at the completeness; undefined = a quantile on an unserved request");
   lineChart(figPlot("fig-decile"), detail.map(p => ({
     name: p.policy, color: colorOf(p.policy), dots: true,
     points: p.series.decile_ttft_ms.map((v, i) => [i + 1, v === null ? NaN : v]),
-  })), { xlabel: "arrival decile", ylabel: "mean TTFT (ms)", xmin: 1, xmax: 10, xint: true });
+  })), { xlabel: "arrival decile", ylabel: "mean TTFT (ms)", xmin: 1, xmax: 10, xint: true, legendAt: "bottom right" });
   table(figNumbers("fig-decile"), ["policy", "1st decile", "10th decile", "not served, 10th"],
     detail.map(p => { const d = p.series.decile_ttft_ms; return [p.policy, fmt1(d[0]), fmt1(d[9]), pct(p.series.decile_not_served[9])]; }),
     "a rising line is the queue building up over the trace");
   lineChart(figPlot("fig-overload"), detail.map(p => ({
     name: p.policy, color: colorOf(p.policy),
     points: p.series.overload.map((c, i) => [(i + 0.5) * p.series.bin_s, c / p.series.bin_s]),
-  })), { xlabel: "simulated time (s)", ylabel: "overload responses / s", xmin: 0 });
+  })), { xlabel: "simulated time (s)", ylabel: "overload responses / s", xmin: 0,
+    note: detail.length && detail.every(p => p.series.overload.every(c => c === 0)) ? "no 503 or 529 at this load" : undefined });
   table(figNumbers("fig-overload"), ["policy", "503/529 total", "peak /s", "rejected-busy", "backpressure"],
     detail.map(p => {
       const o = p.series.overload, tot = o.reduce((a, b) => a + b, 0);
