@@ -122,12 +122,22 @@ func (c *cache) finish(key string, e *entry, res *Result, err error) {
 	close(e.done)
 }
 
+// built is a point's configuration as Build returned it.
+type built struct {
+	b    *scenario.Built
+	spec *scenario.Spec
+}
+
 // simulate runs one point as routesim run does: build it from its
-// arguments, make its policy from its settings, run it with its seed.
-func simulate(ctx context.Context, build Build, p point) (*sim.Result, error) {
-	b, spec, err := build(p.Args)
-	if err != nil {
-		return nil, err
+// arguments (unless pre holds it built), make its policy from its
+// settings, run it with its seed.
+func simulate(ctx context.Context, build Build, p point, pre built) (*sim.Result, error) {
+	b, spec := pre.b, pre.spec
+	if b == nil {
+		var err error
+		if b, spec, err = build(p.Args); err != nil {
+			return nil, err
+		}
 	}
 	pol, err := spec.NewPolicy()
 	if err != nil {

@@ -161,6 +161,7 @@ func (s *Server) simulate(w http.ResponseWriter, r *http.Request) {
 	defer s.release(req.Client, lr)
 	// The detail points are built first, here: settings the command
 	// refuses are refused before anything streams.
+	pre := map[string]built{} // kept for their runs
 	for _, p := range points {
 		if !p.Detail {
 			break
@@ -168,10 +169,12 @@ func (s *Server) simulate(w http.ResponseWriter, r *http.Request) {
 		if _, ok := s.cache.get(p.key()); ok {
 			continue
 		}
-		if _, _, err := s.opt.Build(p.Args); err != nil {
+		b, spec, err := s.opt.Build(p.Args)
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		pre[p.key()] = built{b, spec}
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Cache-Control", "no-store")
@@ -187,7 +190,7 @@ func (s *Server) simulate(w http.ResponseWriter, r *http.Request) {
 		todo = append(todo, p)
 	}
 	out.send(event{Type: "plan", Total: len(points), Cached: cached, Sweep: s.command("sweep", sweepArgs(s.opt.Base, &req, sizes(points)))})
-	errText := s.run(ctx, todo, func(res *Result, p point) {
+	errText := s.run(ctx, todo, pre, func(res *Result, p point) {
 		out.send(event{Type: "point", Point: view(res, p, res.ElapsedMs)})
 	})
 	if errText != "" {
@@ -210,7 +213,7 @@ func view(res *Result, p point, elapsed float64) *Result {
 // run computes points on the pool, in order of priority, calling each
 // with every result (from one goroutine at a time); it returns the first
 // error's text ("" if none, or if ctx was cancelled).
-func (s *Server) run(ctx context.Context, points []point, each func(*Result, point)) string {
+func (s *Server) run(ctx context.Context, points []point, pre map[string]built, each func(*Result, point)) string {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var first string
@@ -235,7 +238,7 @@ feed:
 		go func() {
 			defer wg.Done()
 			defer func() { <-s.slots }()
-			res, err := s.point(ctx, p)
+			res, err := s.point(ctx, p, pre[p.key()])
 			report(res, p, err)
 		}()
 	}
@@ -245,7 +248,7 @@ feed:
 
 // point returns p's result: cached, computed by another request (waited
 // for), or computed here.
-func (s *Server) point(ctx context.Context, p point) (*Result, error) {
+func (s *Server) point(ctx context.Context, p point, pre built) (*Result, error) {
 	key := p.key()
 	for {
 		e, mine := s.cache.claim(key)
@@ -263,7 +266,7 @@ func (s *Server) point(ctx context.Context, p point) (*Result, error) {
 		var res *Result
 		err := crash.Guard(func() error {
 			t0 := time.Now()
-			run, err := simulate(ctx, s.opt.Build, p)
+			run, err := simulate(ctx, s.opt.Build, p, pre)
 			if err != nil {
 				return err
 			}
