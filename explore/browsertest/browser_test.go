@@ -130,6 +130,20 @@ func click(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.checked = !e.checked; e.dispatchEvent(new Event("input", {bubbles: true})); })()`, sel))
 }
 
+// browser starts headless Chromium with a 1400 × 900 window; it stops
+// with the test.
+func browser(t *testing.T, chrome string) context.Context {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.WindowSize(1400, 900),
+		chromedp.NoSandbox, chromedp.Flag("disable-gpu", true))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func TestExplorePage(t *testing.T) {
 	chrome, why := findBrowser()
 	if chrome == "" {
@@ -137,14 +151,7 @@ func TestExplorePage(t *testing.T) {
 	}
 	bin := buildRoutesim(t)
 	url := serve(t, bin)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.WindowSize(1400, 900),
-		chromedp.NoSandbox, chromedp.Flag("disable-gpu", true))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
+	ctx := browser(t, chrome)
 
 	// The opening view, then its curves finish (every N cached).
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 900), chromedp.Navigate(url), waitGeneration(1),

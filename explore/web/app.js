@@ -2,7 +2,10 @@
 // the figures drawn from them.
 "use strict";
 
-const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"];
+// One colour per registered policy, in the registry's (alphabetical)
+// order, all distinct: round-robin blue, kv red.
+const COLORS = ["#8c564b", "#e377c2", "#d62728", "#9467bd", "#ff7f0e", "#2ca02c", "#17becf", "#bcbd22", "#7f7f7f",
+  "#393b79", "#a55194", "#637939", "#1f77b4", "#843c39", "#e7ba52", "#6b6ecf", "#b5cf6b", "#ce6dbd"];
 const $ = id => document.getElementById(id);
 const state = {
   meta: null,

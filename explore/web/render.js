@@ -41,10 +41,9 @@ function render() {
     { xlabel: "workers N", ylabel: "TTFT p50 (ms, log)", xint: true, marker: req.n, ylog: true });
   const detail = pols.map(pol => get(pol, req.n, req.seed)).filter(p => p && p.series);
   const at = `at N = ${req.n}, seed ${req.seed}`;
-  table(figNumbers("fig-completeness"), ["policy", "completeness", "completed", "offered", "not served"],
-    detail.map(p => [p.policy, pct(p.summary.completeness), String(p.summary.completed), String(p.summary.offered),
-      String(p.summary.offered - p.summary.completed)]),
-    `${at}; ${seedNote}as routesim run prints them`, [null, "completeness", "completed", "offered", "lost"]);
+  table(figNumbers("fig-completeness"), ["policy", "completeness", "completed", "not served"],
+    detail.map(p => [p.policy, pct(p.summary.completeness), String(p.summary.completed), String(p.summary.offered - p.summary.completed)]),
+    `${at}, of ${detail.length ? detail[0].summary.offered : "-"} offered; ${seedNote}as routesim run prints them`, [null, "completeness", "completed", "lost"]);
   table(figNumbers("fig-ttft"), ["TTFT (ms)", "avg", "p50", "p90", "p99"],
     detail.map(p => [p.policy, fmt1(p.summary.ttft_ms.avg), fmt1(p.summary.ttft_ms.p50), fmt1(p.summary.ttft_ms.p90), fmt1(p.summary.ttft_ms.p99)]),
     `${at}; over completed requests`, [null, "ttft-avg", "ttft-p50", "ttft-p90", "ttft-p99"]);
@@ -60,26 +59,26 @@ function render() {
     name: p.policy, color: colorOf(p.policy), dots: true,
     points: p.series.decile_ttft_ms.map((v, i) => [i + 1, v === null ? NaN : v]),
   })), { xlabel: "arrival decile", ylabel: "mean TTFT (ms)", xmin: 1, xmax: 10, xint: true, legendAt: "bottom right" });
-  table(figNumbers("fig-decile"), ["policy", "1st decile", "10th decile", "not served, 10th"],
+  table(figNumbers("fig-decile"), ["policy", "1st decile", "10th decile", "lost, 10th"],
     detail.map(p => { const d = p.series.decile_ttft_ms; return [p.policy, fmt1(d[0]), fmt1(d[9]), pct(p.series.decile_not_served[9])]; }),
-    "a rising line is the queue building up over the trace");
+    "mean TTFT (ms); a rising line is the queue building up over the trace; lost = not served");
   lineChart(figPlot("fig-overload"), detail.map(p => ({
     name: p.policy, color: colorOf(p.policy),
     points: p.series.overload.map((c, i) => [(i + 0.5) * p.series.bin_s, c / p.series.bin_s]),
   })), { xlabel: "simulated time (s)", ylabel: "overload responses / s", xmin: 0,
     note: detail.length && detail.every(p => p.series.overload.every(c => c === 0)) ? "no 503 or 529 at this load" : undefined });
-  table(figNumbers("fig-overload"), ["policy", "503/529 total", "peak /s", "rejected-busy", "backpressure"],
+  table(figNumbers("fig-overload"), ["policy", "503/529", "peak /s", "busy", "queue full"],
     detail.map(p => {
       const o = p.series.overload, tot = o.reduce((a, b) => a + b, 0);
       return [p.policy, String(tot), (Math.max(...o) / p.series.bin_s).toFixed(2), String(p.summary.rejected["rejected-busy"] || 0), String(p.summary.rejected["rejected-backpressure"] || 0)];
-    }), "the final response of each request; bins of " + (detail[0] ? detail[0].series.bin_s.toFixed(1) + " s" : "-"));
+    }), "each request's final response; busy = rejected-busy, queue full = rejected-backpressure; bins of " + (detail[0] ? detail[0].series.bin_s.toFixed(1) + " s" : "-"));
   barChart(figPlot("fig-gpu"), detail.map(p => ({
     name: p.policy, color: colorOf(p.policy), values: p.summary.gpu.gpus.map(g => 100 * g.util_mean),
   })), { ylabel: "utilisation (%)", ymax: 100, yfmt: v => v + "%", xlabel: "one bar per GPU" });
-  table(figNumbers("fig-gpu"), ["policy", "mean util", "skew (pts)", "power mean", "max"],
+  table(figNumbers("fig-gpu"), ["policy", "util", "skew", "power", "max"],
     detail.map(p => [p.policy, (100 * p.summary.gpu.util_mean).toFixed(0) + "%", (100 * p.summary.gpu.util_skew).toFixed(1),
       p.summary.gpu.power_mean_w.toFixed(0) + " W", p.summary.gpu.power_max_w.toFixed(0) + " W"]),
-    "kernel time only, as routesim run's GPU line");
+    "mean utilisation (kernel time only) and its spread over GPUs in points; mean and max power, as routesim run's GPU line");
   $("run-cmd").replaceChildren(...detail.map((p, i) => {
     const c = document.createElement("div");
     c.textContent = p.command;
