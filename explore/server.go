@@ -149,19 +149,51 @@ func (s *Server) simulate(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	points, err := req.plan(s.opt.Base)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	lr := &liveRequest{cancel}
 	s.supersede(req.Client, lr)
 	defer s.release(req.Client, lr)
-	// The detail points are built first, here: settings the command
-	// refuses are refused before anything streams.
-	pre := map[string]built{} // kept for their runs
+	job, err := s.prepare(&req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	s.stream(ctx, job, newStream(w).send, start)
+}
+
+// Run answers req as the page's API does, writing the events as JSON
+// lines to w; settings the command refuses are returned as the error,
+// before anything is written. routesim explore --request runs it (the
+// WebAssembly page's simulator, one request per run).
+func (s *Server) Run(ctx context.Context, req *Request, w io.Writer) error {
+	start := time.Now()
+	job, err := s.prepare(req)
+	if err != nil {
+		return err
+	}
+	s.stream(ctx, job, (&stream{w: w}).send, start)
+	return nil
+}
+
+// job is a checked request: its points in order of priority, and the
+// detail points it built while checking them.
+type job struct {
+	req    *Request
+	points []point
+	pre    map[string]built
+}
+
+// prepare checks req and builds its detail points: settings the command
+// refuses are refused before anything streams.
+func (s *Server) prepare(req *Request) (*job, error) {
+	points, err := req.plan(s.opt.Base)
+	if err != nil {
+		return nil, err
+	}
+	j := &job{req: req, points: points, pre: map[string]built{}}
 	for _, p := range points {
 		if !p.Detail {
 			break
@@ -171,32 +203,34 @@ func (s *Server) simulate(w http.ResponseWriter, r *http.Request) {
 		}
 		b, spec, err := s.opt.Build(p.Args)
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
+			return nil, err
 		}
-		pre[p.key()] = built{b, spec}
+		j.pre[p.key()] = built{b, spec}
 	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.Header().Set("Cache-Control", "no-store")
-	out := newStream(w)
+	return j, nil
+}
+
+// stream sends j's events: cached points, the plan, each point as it
+// finishes, an error if one failed, and done.
+func (s *Server) stream(ctx context.Context, j *job, send func(event), start time.Time) {
 	cached := 0
 	var todo []point
-	for _, p := range points {
+	for _, p := range j.points {
 		if res, ok := s.cache.get(p.key()); ok {
 			cached++
-			out.send(event{Type: "point", Point: view(res, p, 0)})
+			send(event{Type: "point", Point: view(res, p, 0)})
 			continue
 		}
 		todo = append(todo, p)
 	}
-	out.send(event{Type: "plan", Total: len(points), Cached: cached, Sweep: s.command("sweep", sweepArgs(s.opt.Base, &req, sizes(points)))})
-	errText := s.run(ctx, todo, pre, func(res *Result, p point) {
-		out.send(event{Type: "point", Point: view(res, p, res.ElapsedMs)})
+	send(event{Type: "plan", Total: len(j.points), Cached: cached, Sweep: s.command("sweep", sweepArgs(s.opt.Base, j.req, sizes(j.points)))})
+	errText := s.run(ctx, todo, j.pre, func(res *Result, p point) {
+		send(event{Type: "point", Point: view(res, p, res.ElapsedMs)})
 	})
 	if errText != "" {
-		out.send(event{Type: "error", Error: errText})
+		send(event{Type: "error", Error: errText})
 	}
-	out.send(event{Type: "done", Total: len(points), Elapsed: float64(time.Since(start).Microseconds()) / 1e3})
+	send(event{Type: "done", Total: len(j.points), Elapsed: float64(time.Since(start).Microseconds()) / 1e3})
 }
 
 // view is res as the page receives it: the per-request series only for

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -29,14 +31,20 @@ func exploreCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	file := fs.String("scenario", "", "scenario file the page starts from (JSON, as routesim run --scenario); default: sweep's arXiv-trace window on 8 × A100-SXM4-40GB, Qwen3-8B")
 	addr := fs.String("addr", exploreAddr, "address to serve on (port 0 = any free port); an address off the loopback interface must be given explicitly")
+	export := fs.String("export", "", "write the page into this folder as static files, the simulator compiled to WebAssembly (needs the go command and the routesim source tree; the default scenario only), and exit")
+	request := fs.String("request", "", "answer one view's request (JSON) on stdout as the server would, and exit (the exported page's simulator)")
+	fs.MarkHidden("request")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: routesim explore [--scenario FILE] [--addr HOST:PORT]\n\nServe a local web page whose controls (N, policies and their parameters, Dynamo and vLLM releases, load, GPU, model, seeds) re-simulate the trade-off as they move, each point exactly as routesim run computes it.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: routesim explore [--scenario FILE] [--addr HOST:PORT]\n       routesim explore --export DIR\n\nServe a local web page whose controls (N, policies and their parameters, Dynamo and vLLM releases, load, GPU, model, seeds) re-simulate the trade-off as they move, each point exactly as routesim run computes it.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("explore: unexpected arguments %q", fs.Args())}
+	}
+	if *export != "" && (*file != "" || fs.Changed("addr") || *request != "") {
+		return usageError{errors.New("--export publishes the default scenario as files: it takes no --scenario (a browser reads no files), --addr or --request")}
 	}
 	if err := explore.CheckAddr(*addr, fs.Changed("addr")); err != nil {
 		return usageError{err}
@@ -45,9 +53,28 @@ func exploreCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *export != "" {
+		if err := explore.Export(*export, opt, "github.com/routesim/routesim/cmd/routesim"); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(stdout, "routesim explore: wrote %s; serve it with any static web server, e.g. python3 -m http.server -d %s\n", *export, *export)
+		return err
+	}
 	srv, err := explore.New(opt)
 	if err != nil {
 		return err
+	}
+	if *request != "" {
+		var req explore.Request
+		dec := json.NewDecoder(strings.NewReader(*request))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			return usageError{fmt.Errorf("--request: %w", err)}
+		}
+		if err := srv.Run(context.Background(), &req, stdout); err != nil {
+			return usageError{err}
+		}
+		return nil
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -154,54 +154,72 @@ async function simulate() {
   $("status").textContent = "computing…";
   $("cancel").disabled = false;
   safeRender();
-  let resp;
-  try {
-    resp = await fetch("api/simulate", { method: "POST", body: JSON.stringify(req), signal: ctl.signal, headers: { "Content-Type": "application/json" } });
-  } catch (e) {
-    if (gen === state.gen && e.name !== "AbortError") fail(String(e));
-    return;
-  }
-  if (!resp.ok) {
-    const t = await resp.text();
-    if (gen === state.gen) fail(t.trim());
-    return;
-  }
-  $("error").hidden = true;
-  const reader = resp.body.getReader(), dec = new TextDecoder();
-  let buf = "", done = 0, total = 0;
-  try {
-    for (;;) {
-      const { value, done: end } = await reader.read();
-      if (end) break;
-      buf += dec.decode(value, { stream: true });
-      let i;
-      while ((i = buf.indexOf("\n")) >= 0) {
-        const ev = JSON.parse(buf.slice(0, i));
-        buf = buf.slice(i + 1);
-        if (gen !== state.gen) return;
-        if (ev.type === "point") {
-          const p = ev.point, key = pointKey(cfg, p.policy, p.n, p.seed), had = state.results.get(key);
-          if (!p.series && had && had.series) p.series = had.series; // curves' points come without them
-          state.results.set(key, p);
-          done++;
-        } else if (ev.type === "plan") {
-          state.plan = ev;
-          total = ev.total;
-          $("sweep-cmd").textContent = ev.sweep;
-        } else if (ev.type === "error") {
-          showError(ev.error);
-        } else if (ev.type === "done") {
-          finish(`${total} simulations (${(state.plan && state.plan.cached) || 0} cached) in ${ev.elapsed_ms.toFixed(0)} ms`);
-        }
-        $("progress").max = Math.max(total, 1);
-        $("progress").value = done;
-        if (document.body.dataset.state === "computing") $("status").textContent = `computing… ${done} of ${total || "?"} simulations`;
-        scheduleRender();
-      }
+  let done = 0, total = 0;
+  const onEvent = ev => {
+    if (gen !== state.gen) return;
+    if (ev.type === "point") {
+      const p = ev.point, key = pointKey(cfg, p.policy, p.n, p.seed), had = state.results.get(key);
+      if (!p.series && had && had.series) p.series = had.series; // curves' points come without them
+      state.results.set(key, p);
+      done++;
+    } else if (ev.type === "plan") {
+      state.plan = ev;
+      total = ev.total;
+      $("sweep-cmd").textContent = ev.sweep;
+      $("error").hidden = true;
+    } else if (ev.type === "error") {
+      showError(ev.error);
+    } else if (ev.type === "done") {
+      finish(`${total} simulations (${(state.plan && state.plan.cached) || 0} cached) in ${ev.elapsed_ms.toFixed(0)} ms`);
     }
+    $("progress").max = Math.max(total, 1);
+    $("progress").value = done;
+    if (document.body.dataset.state === "computing") $("status").textContent = `computing… ${done} of ${total || "?"} simulations`;
+    scheduleRender();
+  };
+  try {
+    await (window.EXPLORE_STATIC ? viaWorker : viaServer)(req, ctl.signal, onEvent);
   } catch (e) {
-    if (gen === state.gen && e.name !== "AbortError") fail(String(e));
+    if (gen === state.gen && e.name !== "AbortError") fail(e.message || String(e));
   }
+}
+
+// viaServer posts the request to routesim explore and hands on the
+// events it streams; a refusal is thrown with the server's text.
+async function viaServer(req, signal, onEvent) {
+  const resp = await fetch("api/simulate", { method: "POST", body: JSON.stringify(req), signal, headers: { "Content-Type": "application/json" } });
+  if (!resp.ok) throw new Error((await resp.text()).trim());
+  const reader = resp.body.getReader(), dec = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buf += dec.decode(value, { stream: true });
+    let i;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      onEvent(JSON.parse(buf.slice(0, i)));
+      buf = buf.slice(i + 1);
+    }
+  }
+}
+
+// viaWorker runs the request in the WebAssembly simulator (the exported
+// page); a newer request terminates the worker of the older one.
+function viaWorker(req, signal, onEvent) {
+  return new Promise((resolve, reject) => {
+    if (!state.worker) state.worker = new Worker("worker.js");
+    const w = state.worker;
+    signal.addEventListener("abort", () => {
+      w.terminate();
+      if (state.worker === w) state.worker = null;
+      reject(new DOMException("superseded", "AbortError"));
+    });
+    w.onmessage = m => {
+      if (m.data.line !== undefined) onEvent(JSON.parse(m.data.line));
+      if (m.data.end) m.data.error ? reject(new Error(m.data.error)) : resolve();
+    };
+    w.postMessage({ request: req });
+  });
 }
 
 function finish(msg) {

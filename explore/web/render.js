@@ -99,7 +99,7 @@ function figNumbers(id) { return document.querySelector("#" + id + " .numbers");
 
 async function main() {
   try {
-    const r = await fetch("api/meta");
+    const r = await fetch(window.EXPLORE_STATIC ? "meta.json" : "api/meta");
     state.meta = await r.json();
   } catch (e) {
     fail("could not load the explorer's settings: " + e);
