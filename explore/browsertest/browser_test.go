@@ -126,6 +126,11 @@ func setControl(sel, value string) chromedp.Action[chromedp.Void] {
 	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q; e.dispatchEvent(new Event("input", {bubbles: true})); })()`, sel, value))
 }
 
+// shown reads an element's text in one step ("" if it is missing).
+func shown(sel string) chromedp.Action[string] {
+	return chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, sel))
+}
+
 func click(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.checked = !e.checked; e.dispatchEvent(new Event("input", {bubbles: true})); })()`, sel))
 }
@@ -181,16 +186,21 @@ func TestExplorePage(t *testing.T) {
 	step("policy round-robin removed", click("#pol-round-robin"))
 	step("rate scale 0.7365 → 0.9013 (nothing cached)", setControl("#rate-range", "-0.15")) // 2^-0.15
 
+	// Read once every point has come in: the tables are redrawn as the
+	// curves' points arrive.
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`body[data-state="ready"]`))); err != nil {
+		t.Fatal(err)
+	}
 	rate, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#rate-scale")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, pol := range []string{"kv", "least-loaded"} {
-		comp, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(fmt.Sprintf(`#fig-completeness tr[data-policy=%q] td.completeness`, pol))))
+		comp, err := chromedp.Run(ctx, shown(fmt.Sprintf(`#fig-completeness tr[data-policy=%q] td.completeness`, pol)))
 		if err != nil {
 			t.Fatalf("%s: completeness not shown: %v", pol, err)
 		}
-		ttft, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(fmt.Sprintf(`#fig-ttft tr[data-policy=%q] td.ttft-p50`, pol))))
+		ttft, err := chromedp.Run(ctx, shown(fmt.Sprintf(`#fig-ttft tr[data-policy=%q] td.ttft-p50`, pol)))
 		if err != nil {
 			t.Fatalf("%s: TTFT not shown: %v", pol, err)
 		}

@@ -102,7 +102,7 @@ func TestWasmMatchesNative(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(site.URL), waitGeneration(1)); err != nil {
 		t.Fatalf("the exported page did not draw its opening view: %v", err)
 	}
-	comp, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#fig-completeness tr[data-policy="kv"] td.completeness`)))
+	comp, err := chromedp.Run(ctx, shown(`#fig-completeness tr[data-policy="kv"] td.completeness`))
 	if err != nil {
 		t.Fatal(err)
 	}

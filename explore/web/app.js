@@ -164,6 +164,7 @@ async function simulate() {
       done++;
     } else if (ev.type === "plan") {
       state.plan = ev;
+      state.goodReq = req;
       total = ev.total;
       $("sweep-cmd").textContent = ev.sweep;
       $("error").hidden = true;
@@ -231,7 +232,7 @@ function finish(msg) {
 
 function fail(msg) {
   document.body.dataset.state = "error";
-  $("status").textContent = "settings refused";
+  $("status").textContent = state.goodReq ? "settings refused: the figures show the last accepted ones" : "settings refused";
   $("cancel").disabled = true;
   showError(msg);
 }

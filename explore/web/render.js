@@ -18,8 +18,12 @@ const pct = v => (100 * v).toFixed(1) + "%";
 const mean = xs => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 function render() {
-  const req = state.req;
-  if (!req) return;
+  if (!state.req) return;
+  // Until the current view's first points arrive (or if its settings were
+  // refused), the last accepted view stays on screen, dimmed.
+  const ready = r => r && r.policies.some(pol => { const p = state.results.get(pointKey(cfgKey(r), pol, r.n, r.seed)); return p && p.series; });
+  const req = ready(state.req) || !state.goodReq ? state.req : state.goodReq;
+  document.body.dataset.stale = req !== state.req;
   const cfg = cfgKey(req);
   const ns = parseNs(req.ns) || [];
   if (!ns.includes(req.n)) { ns.push(req.n); ns.sort((a, b) => a - b); }
@@ -84,7 +88,7 @@ function render() {
     c.textContent = p.command;
     return c;
   }));
-  if (!state.detailShown && detail.length === pols.length && pols.length > 0) {
+  if (req === state.req && !state.detailShown && detail.length === pols.length && pols.length > 0) {
     state.detailShown = true;
     const ms = performance.now() - state.changedAt;
     window.explore.latencies.push(ms);
