@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/routesim/routesim/model"
@@ -84,6 +85,9 @@ func (r *Request) plan(base []string) ([]point, error) {
 		if slices.Contains(r.Policies[:i], p) {
 			errs = append(errs, fmt.Errorf("--policy %s is listed twice", p))
 		}
+		if err := plainValue("policy", p); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if r.Seeds < 1 || r.Seeds > MaxSeeds {
 		errs = append(errs, fmt.Errorf("seeds %d must be in [1, %d]", r.Seeds, MaxSeeds))
@@ -157,6 +161,10 @@ func (r *Request) sharedArgs() ([]string, error) {
 		if !ok || v == "" {
 			continue
 		}
+		if err := plainValue(name, v); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		if (name == "gpu" || name == "model") && model.IsFileArg(v) {
 			errs = append(errs, fmt.Errorf("--%s %q: the explorer takes catalogue names only (see routesim profiles)", name, v))
 			continue
@@ -170,9 +178,11 @@ func (r *Request) sharedArgs() ([]string, error) {
 // checkKnobs refuses knobs that are no policy's parameter.
 func (r *Request) checkKnobs() error {
 	var errs []error
-	for name := range r.Knobs {
+	for name, v := range r.Knobs {
 		if _, ok := param(name); !ok {
 			errs = append(errs, fmt.Errorf("unknown policy parameter --%s (routesim policies lists them)", name))
+		} else if err := plainValue(name, v); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
@@ -205,4 +215,16 @@ func param(flag string) (policy.Param, bool) {
 		}
 	}
 	return policy.Param{}, false
+}
+
+// plainValue refuses a value that a command line would read as a flag
+// (it starts with "-" and is not a number, e.g. --scenario=FILE): the
+// page sets values, never flags.
+func plainValue(name, v string) error {
+	if strings.HasPrefix(v, "-") {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return fmt.Errorf("--%s %q: a value, not a flag", name, v)
+		}
+	}
+	return nil
 }

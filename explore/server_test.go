@@ -150,6 +150,8 @@ func TestRequestBounds(t *testing.T) {
 		{`{"n":2,"ns":"2","policies":["kv"],"seeds":1,"knobs":{"no-such-knob":"1"}}`, "unknown policy parameter --no-such-knob"},
 		{`{"n":2,"ns":"2","policies":["kv"],"seeds":1,"flags":{"model":"../x/config.json"}}`, "catalogue names only"},
 		{`{"n":2,"ns":"2","policies":["kv"],"seeds":1,"extra":1}`, "unknown field"},
+		{`{"n":2,"ns":"2","policies":["kv"],"seeds":1,"flags":{"gpu":"--scenario=/etc/passwd"}}`, "a value, not a flag"},
+		{`{"n":2,"ns":"2","policies":["kv"],"seeds":1,"knobs":{"router-temperature":"--out"}}`, "a value, not a flag"},
 		{`{"n":2,"ns":"2","policies":["kv"],"seeds":1,"seed":18446744073709551615}`, ""},
 	} {
 		resp, sc := post(t, ts.URL, c.body)
@@ -206,4 +208,37 @@ func TestPageIsServed(t *testing.T) {
 			t.Errorf("GET %s: %d", path, resp.StatusCode)
 		}
 	}
+}
+
+// FuzzRequest: any body the page's API may receive is refused or planned
+// without a panic, and a planned request's points stay within the bounds.
+func FuzzRequest(f *testing.F) {
+	f.Add(`{"flags":{"rate-scale":"2"},"n":2,"ns":"1..3","policies":["kv","round-robin"],"seed":1,"seeds":2}`)
+	f.Add(`{"knobs":{"router-temperature":"0.5"},"n":4,"ns":"2,4,8","policies":["kv"],"seeds":1}`)
+	f.Add(`{"flags":{"gpu":"a/b"},"n":0,"ns":"2..16:0","policies":[],"seeds":0}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		var req Request
+		dec := json.NewDecoder(strings.NewReader(body))
+		dec.DisallowUnknownFields()
+		if dec.Decode(&req) != nil {
+			return
+		}
+		points, err := req.plan([]string{"--trace", "x"})
+		if err != nil {
+			return
+		}
+		if len(points) == 0 || len(points) > MaxPoints || !points[0].Detail {
+			t.Fatalf("%d points, first detail %v", len(points), len(points) > 0 && points[0].Detail)
+		}
+		for _, p := range points {
+			if p.Args[0] != "--trace" || len(p.Args)%2 != 0 {
+				t.Fatalf("arguments %q", p.Args)
+			}
+			for i := 1; i < len(p.Args); i += 2 { // every value is a value
+				if _, err := strconv.ParseFloat(p.Args[i], 64); strings.HasPrefix(p.Args[i], "-") && err != nil {
+					t.Fatalf("value %q of %s reads as a flag", p.Args[i], p.Args[i-1])
+				}
+			}
+		}
+	})
 }
