@@ -54,6 +54,7 @@ func commands() map[string]command {
 		"policies":  {"list the routing policies, their parameters and defaults", policiesCmd},
 		"profiles":  {"list the step-time profiles (GPU, model, TP, source, fit error)", profilesCmd},
 		"stacks":    {"list the serving stacks' fixed costs (frontend, engine loop) with their values and sources", stacksCmd},
+		"explore":   {"serve a local web page that re-simulates the trade-off as its controls move", exploreCmd},
 		"validate":  {"predict measured runs routesim was not fitted on, with bands, and check the acceptance", validateCmd},
 		"version":   {"print the version and the versions of the modules it was built with", versionCmd},
 	}
