@@ -139,12 +139,9 @@ func simulate(ctx context.Context, build Build, p point, pre built) (*sim.Result
 			return nil, err
 		}
 	}
-	pol, err := spec.NewPolicy()
-	if err != nil {
-		return nil, err
-	}
-	b.Config.Cancel = ctx.Done() // never changes a finished run's result
-	res, _, err := b.Run(spec.Seed, pol)
+	run := b.Run(spec.Seed)
+	run.Config.Cancel = ctx.Done() // never changes a finished run's result
+	res, _, err := run.Exec()
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

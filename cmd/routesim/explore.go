@@ -169,7 +169,7 @@ func exploreBuild(args []string) (_ *scenario.Built, _ *scenario.Spec, err error
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := f.NewPolicy(); err != nil {
+	if _, err := st.Run(f.Seed).Policy(); err != nil {
 		return nil, nil, usageError{err}
 	}
 	return st, &f, nil
