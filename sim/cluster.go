@@ -307,10 +307,16 @@ func (c *cluster) followUps() {
 
 // startStep schedules w's next step, or leaves it idle if nothing fits.
 func (c *cluster) startStep(w *worker) {
+	if w.host != nil {
+		c.hostBefore(w)
+	}
 	if !w.hasWork() {
 		return
 	}
 	b := w.schedule()
+	if w.host != nil {
+		c.hostAfter(w)
+	}
 	c.rt.publishUsage(w.id, c.eng.Now(), w.kv.Used(), w.numWaiting())
 	if c.rt.engine != nil {
 		c.engineUsage(w.id, w.kv.Used())
