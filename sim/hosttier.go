@@ -110,6 +110,7 @@ type HostStats struct {
 	LookedBlocks  int   // blocks looked up in the tier (past the GPU hits) at admissions
 	Evictions     int   // blocks evicted from the tier
 	PeakBlocks    int   // most blocks held at once
+	Unstalls      int   // waiting requests whose GPU blocks were freed so one could run (unstall)
 }
 
 // hostTier is a worker's CPU tier at run time. Blocks live in slots; a
@@ -130,8 +131,12 @@ type hostTier struct {
 	h2d   Time    // when the CPU → GPU queue drains
 	now   Time    // the time of the schedule under way (set by the cluster)
 	loads []hostLoad
-	kicks []Time // ends of loads issued since the cluster last looked
-	stats HostStats
+	// earlier is how many of loads were issued before the schedule under
+	// way (unstall frees only those).
+	earlier int
+	kicks   []Time   // ends of loads issued since the cluster last looked
+	missing []uint64 // store's scratch
+	stats   HostStats
 }
 
 // hostLoad is a request waiting for blocks [from, from+n) of its job to
@@ -223,12 +228,13 @@ func (h *hostTier) lookup(hashes []uint64, from, limit int, now Time) int {
 // least recently used blocks that are neither pinned nor in flight; if
 // too few, nothing is stored.
 func (h *hostTier) store(all []uint64, from int, at Time) {
-	m := 0
+	h.missing = h.missing[:0]
 	for _, x := range all[from:] {
 		if _, ok := h.index[x]; !ok {
-			m++
+			h.missing = append(h.missing, x)
 		}
 	}
+	m := len(h.missing)
 	if m == 0 {
 		return
 	}
@@ -255,10 +261,10 @@ func (h *hostTier) store(all []uint64, from int, at Time) {
 	}
 	start := max(at, h.d2h)
 	h.d2h = start + durationOf(float64(m)*h.cfg.BlockNs)
-	for _, x := range all[from:] {
-		if _, ok := h.index[x]; ok {
-			continue
-		}
+	// The blocks to store were chosen before evicting, which may have
+	// taken one of the request's stored blocks (prepare_store allocates
+	// block_hashes_to_store only).
+	for _, x := range h.missing {
 		s := h.slot()
 		h.hash[s], h.ready[s], h.pins[s] = x, h.d2h, 0
 		h.index[x] = s
@@ -299,27 +305,9 @@ func (h *hostTier) unpin(hashes []uint64) {
 // block once in the LRU list and the index, pins matching the loads in
 // flight.
 func (h *hostTier) check(reqs *reqStore) error {
-	if h.held() > h.cfg.Blocks {
-		return fmt.Errorf("CPU tier holds %d blocks, more than its %d", h.held(), h.cfg.Blocks)
-	}
-	if h.held()+len(h.free) != len(h.hash) {
-		return fmt.Errorf("CPU tier: %d held + %d empty slots ≠ %d slots", h.held(), len(h.free), len(h.hash))
-	}
-	n, pins := 0, 0
-	for s := h.head; s >= 0; s = h.next[s] {
-		if n++; n > h.held() {
-			return fmt.Errorf("CPU tier: LRU list longer than the %d blocks held", h.held())
-		}
-		if h.index[h.hash[s]] != s {
-			return fmt.Errorf("CPU tier: slot %d is listed but its hash is not indexed to it", s)
-		}
-		if h.pins[s] < 0 {
-			return fmt.Errorf("CPU tier: slot %d has %d pins", s, h.pins[s])
-		}
-		pins += int(h.pins[s])
-	}
-	if n != h.held() {
-		return fmt.Errorf("CPU tier: LRU list has %d blocks, the index %d", n, h.held())
+	pins, err := h.checkSlots()
+	if err != nil {
+		return err
 	}
 	want := 0
 	for _, l := range h.loads {
@@ -332,6 +320,38 @@ func (h *hostTier) check(reqs *reqStore) error {
 		return fmt.Errorf("CPU tier: %d pins, %d blocks being loaded", pins, want)
 	}
 	return nil
+}
+
+// checkSlots verifies the blocks held (at most the capacity, each once in
+// the index and the LRU list, stored − evicted of them) and returns their
+// pins.
+func (h *hostTier) checkSlots() (int, error) {
+	if h.held() > h.cfg.Blocks {
+		return 0, fmt.Errorf("CPU tier holds %d blocks, more than its %d", h.held(), h.cfg.Blocks)
+	}
+	if h.held()+len(h.free) != len(h.hash) {
+		return 0, fmt.Errorf("CPU tier: %d held + %d empty slots ≠ %d slots", h.held(), len(h.free), len(h.hash))
+	}
+	n, pins := 0, 0
+	for s := h.head; s >= 0; s = h.next[s] {
+		if n++; n > h.held() {
+			return 0, fmt.Errorf("CPU tier: LRU list longer than the %d blocks held", h.held())
+		}
+		if h.index[h.hash[s]] != s {
+			return 0, fmt.Errorf("CPU tier: slot %d is listed but its hash is not indexed to it", s)
+		}
+		if h.pins[s] < 0 {
+			return 0, fmt.Errorf("CPU tier: slot %d has %d pins", s, h.pins[s])
+		}
+		pins += int(h.pins[s])
+	}
+	if n != h.held() {
+		return 0, fmt.Errorf("CPU tier: LRU list has %d blocks, the index %d", n, h.held())
+	}
+	if h.stats.StoredBlocks-h.stats.Evictions != h.held() {
+		return 0, fmt.Errorf("CPU tier: %d stored − %d evicted ≠ %d held", h.stats.StoredBlocks, h.stats.Evictions, h.held())
+	}
+	return pins, nil
 }
 
 // HostTierSummary is the CPU tiers' traffic over a run, summed over the

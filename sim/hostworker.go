@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // How a vLLM worker uses its CPU tier (hosttier.go), and the cluster's
 // part: the hooks the worker's scheduler and the cluster call, only when
@@ -18,25 +21,36 @@ func (w *worker) hostAdmit(ri int32, r *reqState, budget *int) (handled, stop bo
 	if len(r.table) > 0 { // loaded: its blocks are held and computed
 		n := min(total-r.computed, *budget)
 		need := w.blocksFor(r.computed+n) - len(r.table)
-		if need > w.kv.Free() {
-			return false, true
+		for need > w.kv.Free() {
+			if len(w.running) > 0 || !w.unstall(ri) {
+				return false, true
+			}
 		}
 		r.table, _ = w.kv.Grow(r.table, need)
 		w.enter(ri, r, n, budget)
 		return true, false
 	}
 	limit := (total - 1) / B // at least one token is computed, as for GPU hits
-	hits, hitsFree := w.kv.Lookup(r.blocks, limit)
 	h.touch(r.blocks[:min(len(r.blocks), total/B)])
-	hh := h.lookup(r.blocks, hits, limit, h.now)
+	var hits, hitsFree, hh int
+	for {
+		hits, hitsFree = w.kv.Lookup(r.blocks, limit)
+		hh = h.lookup(r.blocks, hits, limit, h.now)
+		need := hh // blocks for the CPU hits (vLLM allocates for the external tokens only)
+		if hh == 0 {
+			need = w.blocksFor(hits*B+min(total-hits*B, *budget)) - hits // admit's
+		}
+		if need+hitsFree <= w.kv.Free() || len(w.running) > 0 || !w.unstall(ri) {
+			break
+		}
+	}
+	h.stats.LookedBlocks += max(limit-hits, 0)
 	if hh == 0 {
-		h.stats.LookedBlocks += max(limit-hits, 0)
 		return false, false
 	}
 	if hh+hitsFree > w.kv.Free() {
 		return false, true // vLLM's allocation fails: the queue waits
 	}
-	h.stats.LookedBlocks += limit - hits
 	if r.table == nil {
 		r.table = make([]int32, 0, w.blocksFor(int(r.isl)+int(r.osl)))
 	}
@@ -48,6 +62,45 @@ func (w *worker) hostAdmit(ri int32, r *reqState, budget *int) (handled, stop bo
 	h.kicks = append(h.kicks, done)
 	w.popWaiting()
 	return true, false
+}
+
+// unstall frees the GPU blocks of the newest request other than head that
+// holds blocks while waiting (a load issued before this schedule and still
+// in flight, else one loaded and queued), sending it back to the queue to look up its prefix again. It
+// runs only when nothing runs: requests that hold blocks while waiting
+// would otherwise leave head, whose load has ended, no room for its
+// prompt's rest, and nothing would ever free one (vLLM's scheduler would
+// stall there; HostStats.Unstalls counts the times the sim did not). It
+// reports false if no such request exists.
+func (w *worker) unstall(head int32) bool {
+	h := w.host
+	if k := h.earlier; k > 0 { // not a load this schedule issued: that was progress
+		l := h.loads[k-1]
+		h.loads = slices.Delete(h.loads, k-1, k)
+		h.earlier--
+		r := w.reqs.at(l.req)
+		h.unpin(r.blocks[l.from : l.from+l.n])
+		w.dropBlocks(r)
+		w.waiting = slices.Insert(w.waiting, w.wHead+1, l.req)
+		h.stats.Unstalls++
+		return true
+	}
+	for i := len(w.waiting) - 1; i > w.wHead; i-- {
+		if ri := w.waiting[i]; ri != head && len(w.reqs.at(ri).table) > 0 {
+			w.dropBlocks(w.reqs.at(ri))
+			h.stats.Unstalls++
+			return true
+		}
+	}
+	return false
+}
+
+// dropBlocks frees a waiting request's GPU blocks: it will compute or
+// load its prefix again.
+func (w *worker) dropBlocks(r *reqState) {
+	w.kv.Release(r.table)
+	r.table = r.table[:0]
+	r.computed, r.committed = 0, 0
 }
 
 // enter moves waiting request ri, its blocks in hand, into the step with
@@ -112,6 +165,7 @@ func (w *worker) storeFull(r *reqState, from, full int) {
 func (c *cluster) hostBefore(w *worker) {
 	w.host.now = c.eng.Now()
 	w.releaseLoads(c.eng.Now())
+	w.host.earlier = len(w.host.loads)
 }
 
 // hostAfter runs after w scheduled a step: an idle worker must wake when
@@ -123,6 +177,14 @@ func (c *cluster) hostAfter(w *worker) {
 		c.eng.Schedule(t, KindKick, int32(w.id))
 	}
 	h.kicks = h.kicks[:0]
+	// A step that preempted admits no one (vLLM V1); with requests holding
+	// GPU blocks while waiting, it may have preempted every running one,
+	// leaving nothing to end and wake the worker: look again now (admit
+	// then frees a waiting holder if the head needs its blocks: unstall).
+	if len(w.sched) == 0 && len(w.running) == 0 && w.numWaiting() > 0 && len(h.loads) == 0 && !w.kicked {
+		w.kicked = true
+		c.eng.Schedule(c.eng.Now(), KindKick, int32(w.id))
+	}
 	if c.cfg.CheckInvariants {
 		if err := h.check(&c.reqs); err != nil {
 			panic(fmt.Sprintf("sim: worker %d: %v", w.id, err))
