@@ -259,6 +259,9 @@ func (s *Spec) checkEngineKind() []error {
 	if f := s.FreeGPUMemoryFraction; f != 0 && !(f > 0 && f <= 1) {
 		errs = append(errs, inputerr.Fieldf("free_gpu_memory_fraction", "%g must be in (0, 1]", f))
 	}
+	if g := s.KVOffloadingSizeGiB; g != 0 && !(g > 0 && g <= sim.MaxKVOffloadingGiB) {
+		errs = append(errs, inputerr.Fieldf("kv_offloading_size_gib", "%g must be in (0, %d] GiB (0 = no CPU tier)", g, sim.MaxKVOffloadingGiB))
+	}
 	if kind == sim.TRTLLM {
 		for _, c := range []struct {
 			field string

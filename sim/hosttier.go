@@ -74,6 +74,10 @@ func (h HostTierConfig) validate(e EngineKind) []error {
 	return errs
 }
 
+// MaxKVOffloadingGiB bounds --kv-offloading-size: 1 PiB of host memory,
+// past any server's, and far from overflowing the byte count.
+const MaxKVOffloadingGiB = 1 << 20
+
 // hostTierConfig is the CPU tier --kv-offloading-size gives a worker of
 // dep (f's block size filled in).
 func hostTierConfig(dep model.Deployment, f EngineFlags) (HostTierConfig, error) {
@@ -81,8 +85,8 @@ func hostTierConfig(dep model.Deployment, f EngineFlags) (HostTierConfig, error)
 	switch {
 	case gib == 0:
 		return HostTierConfig{}, nil
-	case !(gib > 0) || math.IsInf(gib, 0):
-		return HostTierConfig{}, inputerr.Fieldf("kv_offloading_size_gib", "%g must be > 0 GiB (0 = no CPU tier)", gib)
+	case !(gib > 0 && gib <= MaxKVOffloadingGiB):
+		return HostTierConfig{}, inputerr.Fieldf("kv_offloading_size_gib", "%g must be in (0, %d] GiB (0 = no CPU tier)", gib, MaxKVOffloadingGiB)
 	case f.Engine != VLLM:
 		return HostTierConfig{}, inputerr.Fieldf("kv_offloading_size_gib", "is vLLM's CPU offloading: it needs `engine` vllm")
 	case f.NoPrefixCaching:

@@ -129,7 +129,12 @@ def setup(r, requests):
                          "prefix_groups": r["groups"], "prefix_tokens": r["prefix"]},
            "n": 1, "policy": "round-robin", "gpu": "H100-SXM5-80GB", "model": "Llama-2-7B", "tp": 1,
            "block_size": 16, "max_model_len": 4096, "max_num_seqs": 128, "max_num_batched_tokens": 2048,
-           "gpu_memory_utilization": 0.9, "vllm_version": "0.15.1"}
+           "gpu_memory_utilization": 0.9, "vllm_version": "0.15.1",
+           # the runs' CPU KV offloading (OffloadingConnector): 8 GiB per the
+           # sim-to-real design doc (shared/data/real-runs/h100-inferencesim-llama2-7b/SOURCE.md);
+           # vllm.log's cpu_kv_blocks for these Llama-2-7B runs is 1,023 blocks of 8 MiB
+           # (trainval_experiment_configs.json), within one block of 8 GiB
+           "kv_offloading_size_gib": 8}
     return out
 
 fit = ["general-stage0", "general-stage1", "codegen-stage0", "codegen-stage1", "roleplay-stage0"]
