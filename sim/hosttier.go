@@ -368,6 +368,9 @@ type HostTierSummary struct {
 	Evictions       int     `json:"evictions"`
 	BytesToHost     float64 `json:"bytes_to_host"`
 	BytesFromHost   float64 `json:"bytes_from_host"`
+	// Unstalls counts waiting requests whose GPU blocks the sim freed
+	// where vLLM's scheduler would have stalled (unstall).
+	Unstalls int `json:"unstalls"`
 	// HitRate is the blocks loaded over the blocks looked up in the tier
 	// (those past a request's GPU hits, at each lookup).
 	HitRate float64 `json:"hit_rate"`
@@ -387,6 +390,7 @@ func (s *HostTierSummary) add(h *HostStats) *HostTierSummary {
 	s.LoadedBlocks += h.LoadedBlocks
 	s.SkippedBlocks += h.SkippedBlocks
 	s.Evictions += h.Evictions
+	s.Unstalls += h.Unstalls
 	s.BytesToHost += float64(h.StoredBlocks) * float64(h.BlockBytes)
 	s.BytesFromHost += float64(h.LoadedBlocks) * float64(h.BlockBytes)
 	s.looked += h.LookedBlocks
