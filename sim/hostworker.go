@@ -66,12 +66,12 @@ func (w *worker) hostAdmit(ri int32, r *reqState, budget *int) (handled, stop bo
 
 // unstall frees the GPU blocks of the newest request other than head that
 // holds blocks while waiting (a load issued before this schedule and still
-// in flight, else one loaded and queued), sending it back to the queue to look up its prefix again. It
-// runs only when nothing runs: requests that hold blocks while waiting
-// would otherwise leave head, whose load has ended, no room for its
-// prompt's rest, and nothing would ever free one (vLLM's scheduler would
-// stall there; HostStats.Unstalls counts the times the sim did not). It
-// reports false if no such request exists.
+// in flight, else one loaded and queued), sending it back to the queue to
+// look up its prefix again. It runs only when nothing runs: requests that
+// hold blocks while waiting would otherwise leave head no room, and
+// nothing would ever free one (vLLM's scheduler would stall there;
+// HostStats.Unstalls counts the times the sim did not). It reports false
+// if no such request exists.
 func (w *worker) unstall(head int32) bool {
 	h := w.host
 	if k := h.earlier; k > 0 { // not a load this schedule issued: that was progress
