@@ -184,6 +184,11 @@ func (d Deployment) nonTorch() int64 {
 	return NonTorchBytesTP1
 }
 
+// KVBytesPerTokenPerGPU is one token's KV bytes on one GPU of the group
+// (kvPerToken): what each GPU copies over its own host link when a block
+// moves to or from a CPU tier.
+func (d Deployment) KVBytesPerTokenPerGPU() int64 { return d.kvPerToken() }
+
 // kvPerToken is one token's KV bytes on one GPU of the group; KV heads are
 // replicated past kv_heads ranks.
 func (d Deployment) kvPerToken() int64 {

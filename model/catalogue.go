@@ -28,6 +28,10 @@ type GPU struct {
 	// LinkBytesPerSec is the GPU-to-GPU bandwidth in one direction (NVLink,
 	// or PCIe without it): what tensor parallelism's all-reduces use.
 	LinkBytesPerSec float64 `json:"link_bytes_per_s"`
+	// HostLinkBytesPerSec is the GPU's link to host memory in one
+	// direction (PCIe x16 of its generation): what KV offloading's copies
+	// to and from the CPU tier use (sim's host tier).
+	HostLinkBytesPerSec float64 `json:"host_link_bytes_per_s,omitempty"`
 	Sources         string  `json:"sources"`
 	// vLLM's batch defaults on a GPU are not stored: they follow from its
 	// memory and name by the release's rule (VLLMDefaults).

@@ -242,14 +242,15 @@ func buildFileGPU(file, name, arch string, fam family, num map[string]float64, c
 		g.IdleWatts = math.Round(10*share*g.TDPWatts) / 10
 		g.Derived = append(g.Derived, fmt.Sprintf("idle_w %.1f: tdp_w × %.3f, the mean idle/TDP of the catalogue's GPUs with an nvidia-smi idle reading (%s)", g.IdleWatts, share, strings.Join(measuredIdleGPUs, ", ")))
 	}
+	pcie, how := fam.pcieGBs, fmt.Sprintf("%s for %s", fam.pcie, arch)
+	if v, ok := num["pcie_gb_s"]; ok {
+		pcie, how = v, "pcie_gb_s"
+	}
+	g.HostLinkBytesPerSec = pcie * 1e9
 	switch link, hasLink := num["interconnect_gb_s"]; {
 	case hasLink:
 		g.LinkBytesPerSec = link * 1e9
 	default:
-		pcie, how := fam.pcieGBs, fmt.Sprintf("%s for %s", fam.pcie, arch)
-		if v, ok := num["pcie_gb_s"]; ok {
-			pcie, how = v, "pcie_gb_s"
-		}
 		g.LinkBytesPerSec = pcie * 1e9
 		g.Derived = append(g.Derived, fmt.Sprintf("GPU-to-GPU link %g GB/s each way: no interconnect_gb_s, so tensor parallelism's all-reduces cross PCIe (%s)", pcie, how))
 	}

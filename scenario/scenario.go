@@ -82,6 +82,10 @@ type Spec struct {
 	NumGPUBlocksOverride int    `json:"num_gpu_blocks_override,omitempty"`
 	KVCacheTokens        int    `json:"kv_cache_tokens,omitempty"`
 	EnforceEager         bool   `json:"enforce_eager,omitempty"`
+	// KVOffloadingSizeGiB is vLLM's --kv-offloading-size with the native
+	// backend: GiB of CPU memory per worker for vLLM's CPU KV tier (the
+	// OffloadingConnector; 0 = none; sim.HostTierConfig).
+	KVOffloadingSizeGiB float64 `json:"kv_offloading_size_gib,omitempty"`
 	// Engine is the serving engine every worker runs: "vllm" (or empty)
 	// or "trtllm" (TensorRT-LLM 1.3.0rc14's PyTorch executor, as Dynamo
 	// 1.2.0 ships it). For trtllm, max_num_seqs and max_num_batched_tokens
@@ -260,11 +264,15 @@ func (s *Spec) checkEngineKind() []error {
 	if f := s.FreeGPUMemoryFraction; f != 0 && !(f > 0 && f <= 1) {
 		errs = append(errs, inputerr.Fieldf("free_gpu_memory_fraction", "%g must be in (0, 1]", f))
 	}
+	if g := s.KVOffloadingSizeGiB; g != 0 && !(g > 0 && g <= sim.MaxKVOffloadingGiB) {
+		errs = append(errs, inputerr.Fieldf("kv_offloading_size_gib", "%g must be in (0, %d] GiB (0 = no CPU tier)", g, sim.MaxKVOffloadingGiB))
+	}
 	if kind == sim.TRTLLM {
 		for _, c := range []struct {
 			field string
 			set   bool
-		}{{"vllm_version", s.VLLMVersion != ""}, {"enforce_eager", s.EnforceEager}, {"async_scheduling", s.AsyncScheduling != nil}} {
+		}{{"vllm_version", s.VLLMVersion != ""}, {"enforce_eager", s.EnforceEager}, {"async_scheduling", s.AsyncScheduling != nil},
+			{"kv_offloading_size_gib", s.KVOffloadingSizeGiB != 0}} {
 			if c.set {
 				errs = append(errs, inputerr.Fieldf(c.field, "is vLLM's: it has no effect with `engine` trtllm"))
 			}
@@ -291,7 +299,7 @@ func (s *Spec) engineFlags() sim.EngineFlags {
 		BlockSize: s.BlockSize, MaxModelLen: s.MaxModelLen, MaxNumSeqs: s.MaxNumSeqs,
 		MaxNumBatchedTokens: s.MaxNumBatchedTokens, GPUMemoryUtilization: s.GPUMemUtil,
 		NoPrefixCaching: !s.PrefixCaching, VLLMVersion: s.VLLMVersion, AsyncScheduling: s.AsyncScheduling,
-		NumGPUBlocksOverride: s.NumGPUBlocksOverride, KVCacheTokens: s.KVCacheTokens,
+		NumGPUBlocksOverride: s.NumGPUBlocksOverride, KVCacheTokens: s.KVCacheTokens, KVOffloadingSizeGiB: s.KVOffloadingSizeGiB,
 		Engine: kind, CapacityPolicy: pol, ChunkedPrefill: kind == sim.TRTLLM && s.EnableChunkedPrefill,
 		NoOverlap: s.DisableOverlapScheduler, FreeGPUMemoryFraction: s.FreeGPUMemoryFraction,
 	}

@@ -315,10 +315,16 @@ func (c *cluster) followUps() {
 
 // startStep schedules w's next step, or leaves it idle if nothing fits.
 func (c *cluster) startStep(w *worker) {
+	if w.host != nil {
+		c.hostBefore(w)
+	}
 	if !w.hasWork() {
 		return
 	}
 	b := w.schedule()
+	if w.host != nil {
+		c.hostAfter(w)
+	}
 	rt := c.rtOf(w.id)
 	rt.publishUsage(w.id, c.eng.Now(), w.kv.Used(), w.numWaiting())
 	if rt.engine != nil {

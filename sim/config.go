@@ -211,6 +211,7 @@ func (w WorkerConfig) validate() []error {
 	if w.Engine == VLLM && (w.CapacityPolicy != GuaranteedNoEvict || w.ChunkedPrefill || w.NoOverlap) {
 		bad("a vLLM worker with TensorRT-LLM settings (capacity policy %v, chunked prefill %v, overlap off %v)", w.CapacityPolicy, w.ChunkedPrefill, w.NoOverlap)
 	}
+	errs = append(errs, w.HostTier.validate(w.Engine)...)
 	if w.CapacityPolicy > StaticBatch {
 		errs = append(errs, inputerr.Fieldf("capacity_scheduler_policy", "%v: want GUARANTEED_NO_EVICT, MAX_UTILIZATION or STATIC_BATCH", w.CapacityPolicy))
 	}
@@ -246,6 +247,10 @@ type EngineFlags struct {
 	AsyncScheduling      *bool
 	NumGPUBlocksOverride int
 	KVCacheTokens        int
+	// KVOffloadingSizeGiB is vLLM's --kv-offloading-size with the native
+	// backend: GiB of CPU memory per worker for its KV offloading tier
+	// (0 = none; hostTierConfig).
+	KVOffloadingSizeGiB float64
 	// Engine selects the scheduler; the rest are TensorRT-LLM's knobs
 	// (WorkerConfig), FreeGPUMemoryFraction its memory rule's fraction.
 	Engine                EngineKind
@@ -320,10 +325,15 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 			errs = append(errs, err)
 		}
 	}
+	host, err := hostTierConfig(dep, f)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return WorkerConfig{}, errors.Join(errs...)
 	}
 	return WorkerConfig{
+		HostTier:            host,
 		MaxNumSeqs:          f.MaxNumSeqs,
 		MaxNumBatchedTokens: f.MaxNumBatchedTokens,
 		BlockSize:           f.BlockSize,

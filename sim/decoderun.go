@@ -64,7 +64,7 @@ func (c *cluster) planRun(w *worker, b model.Batch, dur Time) (start, end Time) 
 	now := c.eng.Now()
 	start, end = now, now+dur
 	n := len(w.sched)
-	if w.numWaiting() > 0 || b.PrefillTokens > 0 ||
+	if w.numWaiting() > 0 || b.PrefillTokens > 0 || w.host != nil ||
 		b.DecodeSeqs != n || n != len(w.running) {
 		return start, end
 	}

@@ -36,6 +36,9 @@
 //   - kvcache.go, kvindex.go — the paged KV cache with prefix caching
 //     and LRU eviction of unreferenced blocks; blockindex.go the hash
 //     table the router's indexes use.
+//   - hosttier.go, hostworker.go — vLLM's CPU KV tier (--kv-offloading-size,
+//     the OffloadingConnector): write-through, LRU, loads deferred to a step
+//     boundary; and the hooks the scheduler and the cluster call into it.
 //   - job.go, store.go — the prepared requests (Workload, Job; built by
 //     package workload, trace prompts in compact form) and their per-run
 //     state, with the recycled buffers prompts are expanded into.

@@ -86,6 +86,9 @@ func (w *worker) commit(r *reqState) {
 	for k := r.committed; k < full; k++ {
 		w.kv.Commit(r.table[k], r.blocks[k])
 	}
+	if w.host != nil {
+		w.storeFull(r, r.committed, full)
+	}
 	r.committed = full
 }
 

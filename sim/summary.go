@@ -40,6 +40,9 @@ type Summary struct {
 	// kernel time only; power from the profile's curve).
 	GPU     GPUStats        `json:"gpu"`
 	Workers []WorkerSummary `json:"workers"`
+	// HostTier sums the workers' CPU KV tiers (vLLM's KV offloading;
+	// nil: none).
+	HostTier *HostTierSummary `json:"host_tier,omitempty"`
 	// Uncertainty holds the model-uncertainty bands when the run drew
 	// coefficient sets from its profile's posterior (--uncertainty K).
 	Uncertainty *Bands `json:"uncertainty,omitempty"`
@@ -150,6 +153,7 @@ func Summarize(res *Result) Summary {
 		hit += w.CachedTokens
 		s.Preemptions += w.Preemptions
 		s.Workers = append(s.Workers, ws)
+		s.HostTier = s.HostTier.add(w.Host)
 	}
 	if looked > 0 {
 		s.PrefixHitRate = float64(hit) / float64(looked)

@@ -27,6 +27,9 @@ type WorkerConfig struct {
 	// AsyncScheduling is vLLM's --async-scheduling (zero for TensorRT-LLM):
 	// step n+1 is scheduled as step n starts (trtllm.go's overlap cutoff).
 	AsyncScheduling bool `json:",omitempty"`
+	// HostTier is vLLM's CPU KV offloading (--kv-offloading-size with the
+	// native backend, the OffloadingConnector): zero means none (hosttier.go).
+	HostTier HostTierConfig `json:",omitzero"`
 }
 
 // reqState is a request's life inside the cluster. The fields a step
@@ -92,6 +95,7 @@ type worker struct {
 	run     decodeRun // the decode run under way, if any
 	runDurs []Time    // its steps' durations, runDurs[s] for step s (reused)
 	stats   WorkerStats
+	host    *hostTier     // its CPU KV tier (nil: none; hosttier.go)
 	noise   *stepNoise    // the service noise of its steps
 	trt     *trtScheduler // TensorRT-LLM's scheduler state (nil: vLLM's scheduler)
 	// stepStart is when the worker's step in flight (or its last) started;
@@ -120,12 +124,18 @@ type WorkerStats struct {
 	KVBlocks         int
 	CacheEvictions   int
 	BatchedTokensSum int // for the mean tokens per step
+	// Host counts the CPU tier's traffic (nil: no tier).
+	Host *HostStats `json:",omitempty"`
 }
 
 func newWorker(id int, cfg WorkerConfig, prof *model.Profile, reqs *reqStore) *worker {
 	w := &worker{id: id, cfg: cfg, prof: prof, reqs: reqs, kv: NewKVCache(cfg.KVBlocks), stats: WorkerStats{KVBlocks: cfg.KVBlocks}, cutoff: allSeen}
 	if cfg.Engine == TRTLLM {
 		w.trt = newTRTScheduler()
+	}
+	if cfg.HostTier.on() {
+		w.host = newHostTier(cfg.HostTier)
+		w.stats.Host = &w.host.stats
 	}
 	return w
 }
@@ -156,7 +166,7 @@ func (w *worker) prependWaiting(r int32) {
 
 // abort removes request ri, whose client gave up, from w and frees its
 // blocks. A request in the step under way leaves when that step ends
-// (finishStep drops it), as vLLM applies aborts between steps.
+// (endStep drops it), as vLLM applies aborts between steps.
 func (w *worker) abort(ri int32) {
 	if w.inStep(ri) {
 		return
@@ -164,6 +174,9 @@ func (w *worker) abort(ri int32) {
 	r := w.reqs.at(ri)
 	w.kv.Release(r.table)
 	r.table = nil
+	if w.host != nil {
+		w.forgetLoad(ri)
+	}
 	if i := slices.Index(w.running, ri); i >= 0 {
 		w.running = slices.Delete(w.running, i, i+1)
 		return
@@ -246,6 +259,13 @@ func (w *worker) admit(budget int, cutoff Time) {
 		if r.dispatched > cutoff {
 			return // arrived after this step was planned
 		}
+		if w.host != nil {
+			if handled, stop := w.hostAdmit(ri, r, &budget); stop {
+				return
+			} else if handled {
+				continue
+			}
+		}
 		total := r.numTokens()
 		hits, hitsFree := 0, 0
 		if !w.cfg.NoPrefixCaching {
@@ -265,6 +285,9 @@ func (w *worker) admit(budget int, cutoff Time) {
 		r.table = w.kv.Acquire(r.table[:0], r.blocks[:hits])
 		r.table, _ = w.kv.Grow(r.table, need)
 		r.computed, r.committed = computed, hits
+		if w.host != nil {
+			r.committed = 0 // its GPU hits are written to the CPU tier too (storeFull)
+		}
 		w.stats.PromptTokens += total
 		w.stats.CachedTokens += computed
 		if !r.admitted {

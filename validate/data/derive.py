@@ -61,34 +61,37 @@ stats["requests_per_s"] = len(rs) / span
 write(os.path.join(d, "measured.json"), {"source": "casys-kaist/LLMServingSim @ 5daddb21a545658d5150b535712d0494584b5278 (MIT) bench/examples/RTX4090/Llama-3.1-8B/vllm/requests.jsonl: vLLM 0.19.0 engine timestamps; TTFT = first_token_ts - queued_ts, ITL = (last_token_ts - first_token_ts)/(output_toks - 1), E2E = last_token_ts - queued_ts", "run": "rtx4090", "stats": stats})
 
 # --- llm-d-benchmark: one vLLM replica, Llama-3.1-8B, LMCache multi-round QA (Apache-2.0).
-base = os.path.join(shared, "validation/llm-d-benchmark/data/k8s/lmbenchmark-llama-3-1-8B/vllm")
-d = os.path.join(here, "llmd-llama3.1-8b-lmbench")
-os.makedirs(d, exist_ok=True)
-for qps in ["0.1", "0.3", "0.5", "0.7", "0.9", "1.1"]:
-    rows = list(csv.DictReader(open(os.path.join(base, "LMBench_long_input_output_%s.csv" % qps))))
-    rows.sort(key=lambda r: float(r["launch_time"]))
-    t0 = float(rows[0]["launch_time"])
-    with open(os.path.join(d, "trace-%s.jsonl" % qps), "w") as f:
-        for r in rows:
-            isl, osl = int(float(r["prompt_tokens"])), int(float(r["generation_tokens"]))
-            user, qid = int(r["user_id"]), int(r["question_id"])
-            n = -(-isl // 512)
-            # The user's long context fills the first 41 Mooncake blocks
-            # (20,992 of its 21,073 tokens) of every question it asks; the
-            # rest (its tail, earlier answers, the question) is new.
-            ids = [user * 1000 + j for j in range(min(n, 41))] + [user * 1000 + 100 + qid * 10 + k for k in range(n - 41)]
-            f.write(trace_line(int(round((float(r["launch_time"]) - t0) * 1000)), isl, osl, ids))
-    ttft = [float(r["ttft"]) * 1000 for r in rows]
-    gen = [float(r["generation_time"]) * 1000 for r in rows]
-    e2e = [a + b for a, b in zip(ttft, gen)]
-    itl = [g / (float(r["generation_tokens"]) - 1) for g, r in zip(gen, rows)]
-    span = max(float(r["finish_time"]) for r in rows) - t0
-    stats = {}
-    stats.update(dist("ttft_ms", ttft, [0.1, 0.25, 0.5, 0.75, 0.9]))
-    stats.update(dist("itl_ms", itl, [0.5]))
-    stats.update(dist("e2e_ms", e2e, [0.5, 0.9]))
-    stats["requests_per_s"] = len(rows) / span
-    write(os.path.join(d, "measured-%s.json" % qps), {"source": "llm-d/llm-d-benchmark @ 96aaf0b9e7e7 (Apache-2.0) data/k8s/lmbenchmark-llama-3-1-8B/vllm/LMBench_long_input_output_%s.csv: LMBench ttft and generation_time per request (%d requests); E2E = ttft + generation_time, ITL = generation_time/(generation_tokens - 1)" % (qps, len(rows)), "run": "qps-" + qps, "stats": stats})
+# The same sweep with LMCache's CPU offloading (vllm+lmcache/) goes to lmcache/,
+# derived alike and not yet a case (routesim does not model LMCache's tier).
+for engine, sub in [("vllm", ""), ("vllm+lmcache", "lmcache")]:
+    base = os.path.join(shared, "validation/llm-d-benchmark/data/k8s/lmbenchmark-llama-3-1-8B", engine)
+    d = os.path.join(here, "llmd-llama3.1-8b-lmbench", sub)
+    os.makedirs(d, exist_ok=True)
+    for qps in ["0.1", "0.3", "0.5", "0.7", "0.9", "1.1"]:
+        rows = list(csv.DictReader(open(os.path.join(base, "LMBench_long_input_output_%s.csv" % qps))))
+        rows.sort(key=lambda r: float(r["launch_time"]))
+        t0 = float(rows[0]["launch_time"])
+        with open(os.path.join(d, "trace-%s.jsonl" % qps), "w") as f:
+            for r in rows:
+                isl, osl = int(float(r["prompt_tokens"])), int(float(r["generation_tokens"]))
+                user, qid = int(r["user_id"]), int(r["question_id"])
+                n = -(-isl // 512)
+                # The user's long context fills the first 41 Mooncake blocks
+                # (20,992 of its 21,073 tokens) of every question it asks; the
+                # rest (its tail, earlier answers, the question) is new.
+                ids = [user * 1000 + j for j in range(min(n, 41))] + [user * 1000 + 100 + qid * 10 + k for k in range(n - 41)]
+                f.write(trace_line(int(round((float(r["launch_time"]) - t0) * 1000)), isl, osl, ids))
+        ttft = [float(r["ttft"]) * 1000 for r in rows]
+        gen = [float(r["generation_time"]) * 1000 for r in rows]
+        e2e = [a + b for a, b in zip(ttft, gen)]
+        itl = [g / (float(r["generation_tokens"]) - 1) for g, r in zip(gen, rows)]
+        span = max(float(r["finish_time"]) for r in rows) - t0
+        stats = {}
+        stats.update(dist("ttft_ms", ttft, [0.1, 0.25, 0.5, 0.75, 0.9]))
+        stats.update(dist("itl_ms", itl, [0.5]))
+        stats.update(dist("e2e_ms", e2e, [0.5, 0.9]))
+        stats["requests_per_s"] = len(rows) / span
+        write(os.path.join(d, "measured-%s.json" % qps), {"source": "llm-d/llm-d-benchmark @ 96aaf0b9e7e7 (Apache-2.0) data/k8s/lmbenchmark-llama-3-1-8B/%s/LMBench_long_input_output_%s.csv: LMBench ttft and generation_time per request (%d requests); E2E = ttft + generation_time, ITL = generation_time/(generation_tokens - 1)" % (engine, qps, len(rows)), "run": "qps-" + qps, "stats": stats})
 
 # --- inference-sim training runs: vLLM 0.15.1, Llama-2-7B TP1 on one H100
 # (no license upstream: derived statistics with their citation only).
@@ -129,7 +132,12 @@ def setup(r, requests):
                          "prefix_groups": r["groups"], "prefix_tokens": r["prefix"]},
            "n": 1, "policy": "round-robin", "gpu": "H100-SXM5-80GB", "model": "Llama-2-7B", "tp": 1,
            "block_size": 16, "max_model_len": 4096, "max_num_seqs": 128, "max_num_batched_tokens": 2048,
-           "gpu_memory_utilization": 0.9, "vllm_version": "0.15.1"}
+           "gpu_memory_utilization": 0.9, "vllm_version": "0.15.1",
+           # the runs' CPU KV offloading (OffloadingConnector): 8 GiB per the
+           # sim-to-real design doc (shared/data/real-runs/h100-inferencesim-llama2-7b/SOURCE.md);
+           # vllm.log's cpu_kv_blocks for these Llama-2-7B runs is 1,023 blocks of 8 MiB
+           # (trainval_experiment_configs.json), within one block of 8 GiB
+           "kv_offloading_size_gib": 8}
     return out
 
 fit = ["general-stage0", "general-stage1", "codegen-stage0", "codegen-stage1", "roleplay-stage0"]
