@@ -5,6 +5,9 @@
 //
 // Reading guide, in the order a request meets the code:
 //
+//   - config.go — Config, one run's setup: its pools (PoolConfig), each
+//     worker's engine settings (WorkerConfig, ResolveWorker), router
+//     settings, membership changes; Validate reports every problem at once.
 //   - engine.go — Time, the event queue and its tie-break order (events at
 //     one instant fire by kind, then in scheduling order or by a key the
 //     scheduler gives), nothing domain-specific beyond the kinds.
@@ -23,12 +26,14 @@
 //     KV usage (the policy.View and LoadsView it hands to policies);
 //     flighttree.go the radix tree of in-flight blocks and holders.go the
 //     inverted index of stored blocks, which answer a decision for every
-//     worker in one pass.
+//     worker in one pass; monitor.go Dynamo's busy monitor (KvWorkerMonitor)
+//     and the frontend client's free set, which turn load into 503s.
 //   - worker.go — one engine: FCFS waiting queue, continuous batching under
 //     a token budget with chunked prefill, recompute preemption, abort
 //     (vLLM V1's scheduler); trtllm.go TensorRT-LLM's instead (capacity
 //     and micro-batch schedulers, the overlap scheduler, the executor's
-//     host time per iteration), engines.go their names; step.go a step's
+//     host time per iteration), engines.go their names; noise.go the
+//     service noise, a lognormal factor per (seed, worker, step index); step.go a step's
 //     effects (its blocks, the end of each request's share: tokens, commits,
 //     samples, completions), written once for both ways a step is taken:
 //     one per event, or inside a decode run (decoderun.go: the decode-only
