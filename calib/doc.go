@@ -23,6 +23,13 @@
 //     assembly; the nuisance marginalised, unfitted coefficients at their
 //     prior) and the one report (Solution.Report). A new source is a
 //     reader and a function building its Problem.
+//   - posterior.go, jacobian.go: the priors, the Laplace posterior's
+//     assembly (newPosterior, fittedPosterior) and the central-difference
+//     Jacobian and Gram matrix the fits and posteriors share.
+//   - errors.go: positioned reader errors and CSV header columns.
+//   - measured.go: derived-statistics files (a run's figures with their
+//     citation, for data that may not be redistributed).
+//   - predict.go: held-out runs predicted with posterior bands.
 //   - targets.go: the statistics a fit compares, measured and simulated.
 //   - fit.go, search.go, lm.go, linear.go, noise.go: Fit, the spec
 //     source's estimator: a per-request regression or a bounded
