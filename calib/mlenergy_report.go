@@ -3,7 +3,6 @@ package calib
 import (
 	"fmt"
 	"math"
-	"sync"
 )
 
 // MLEnergyReport is the report of an ML.ENERGY fit (calibrate's
@@ -38,7 +37,8 @@ func mlenergyReportRow(r MLEnergyRow, s SteadyState) MLEnergyReportRow {
 
 // Report is the fit's report and its text (calibrate's report.txt): the
 // profile, the prompt length, every row's table and, when loo holds the
-// leave-one-out folds (LeaveOneOut), their table.
+// leave-one-out folds (LeaveOneOutFold of every row, in row order), their
+// table.
 func (r *MLEnergyResult) Report(loo []MLEnergyLOO) (*MLEnergyReport, string) {
 	fit := r.Fit
 	rep := &MLEnergyReport{Profile: r.Profile.Name, ISLMean: fit.ISLMean, PosteriorSD: map[string]float64{},
@@ -73,35 +73,4 @@ func (r *MLEnergyResult) Report(loo []MLEnergyLOO) (*MLEnergyReport, string) {
 	text += fmt.Sprintf("\nleave-one-out, each row predicted by a fit to the others (max |error| %.1f%% over ITL, throughput, power and batch):\n%s",
 		worst, MLEnergyTable(r.Rows, pred))
 	return rep, text
-}
-
-// LeaveOneOut refits without each row in turn (LeaveOneOutFold, iters
-// iterations from the full fit) on jobs goroutines; each fold is
-// deterministic, and the folds land in row order.
-func (r *MLEnergyResult) LeaveOneOut(jobs, iters int) ([]MLEnergyLOO, error) {
-	n := len(r.Rows)
-	out := make([]MLEnergyLOO, n)
-	errs := make([]error, n)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(max(jobs, 1), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], errs[i] = r.LeaveOneOutFold(i, iters)
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }

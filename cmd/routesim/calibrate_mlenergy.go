@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -105,7 +106,7 @@ func calibrateMLEnergy(f *mlenergyFlags, out string, quiet bool, stdout, stderr 
 		if !quiet {
 			fmt.Fprintf(stderr, "leave-one-out: %d refits on %d jobs...\n", len(mine), f.jobs)
 		}
-		if loo, err = res.LeaveOneOut(f.jobs, min(f.iters, 6)); err != nil {
+		if loo, err = runFolds(res, f.jobs, min(f.iters, 6)); err != nil {
 			return err
 		}
 	}
@@ -120,6 +121,37 @@ func calibrateMLEnergy(f *mlenergyFlags, out string, quiet bool, stdout, stderr 
 		fmt.Fprintf(stdout, "wrote %s/profile.json, report.json, report.txt\n", out)
 	}
 	return nil
+}
+
+// runFolds runs the leave-one-out folds on jobs goroutines (calib runs
+// nothing concurrently: callers parallelise); each fold is
+// deterministic, and results land in row order.
+func runFolds(res *calib.MLEnergyResult, jobs, iters int) ([]calib.MLEnergyLOO, error) {
+	n := len(res.Rows)
+	out := make([]calib.MLEnergyLOO, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(jobs, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = res.LeaveOneOutFold(i, iters)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // readWith opens path and decodes it with read, which names the file in
