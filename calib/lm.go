@@ -1,6 +1,7 @@
 package calib
 
 import (
+	"errors"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -24,33 +25,48 @@ func (f *fitter) mapResiduals(p *model.Profile) []float64 {
 	return append(out, f.priorResiduals(p)...)
 }
 
-// withLog returns p with each fitted coefficient set to exp(u_i), kept at
-// or above its physical floor and the host overhead within the step base.
-func (f *fitter) withLog(p *model.Profile, u []float64) *model.Profile {
-	q := *p
-	for i, c := range f.coefs {
-		*c.field(&q) = math.Max(math.Exp(u[i]), c.floor*1.0001)
+// polishProblem is the spec fit's MAP objective as a Problem: its fitted
+// coefficients from p, each kept just above its physical floor (the
+// search's encoding needs it strictly above), and residuals that carry
+// the spec fit's own prior terms (mapResiduals: its objective is −log
+// posterior, its priors on the coefficients' values).
+func (f *fitter) polishProblem(p *model.Profile) *Problem {
+	pr := &Problem{Base: p}
+	for _, c := range f.coefs {
+		lo := c.floor * 1.0001
+		pr.Coefficients = append(pr.Coefficients, Param{Name: c.name, Start: math.Max(*c.field(p), lo), Floor: lo})
 	}
-	q.HostOverheadNs = math.Min(q.HostOverheadNs, 0.95*q.StepBaseNs)
-	return &q
+	pr.Residuals = func(c Candidate) ([]Residual, error) {
+		r := f.mapResiduals(c.Profile)
+		if r == nil {
+			return nil, errSimulation
+		}
+		out := make([]Residual, len(r))
+		for i, v := range r {
+			out[i].R = v
+		}
+		return out, nil
+	}
+	return pr
 }
 
+// errSimulation marks a candidate the spec fit could not simulate (the
+// fitter keeps the simulation's own error).
+var errSimulation = errors.New("calib: simulation failed")
+
 // levenbergMarquardt minimises the MAP objective from p over the fitted
-// coefficients' logarithms (lmMinimize). It returns p itself if no step
-// improves it. A least-squares objective is what LM is made for; unlike
-// Nelder–Mead it uses the residuals' structure and converges in a few
-// dozen simulations per iteration.
+// coefficients' logarithms (the one MAP fit, Problem's, on
+// polishProblem). It returns p itself if no step improves it. A
+// least-squares objective is what LM is made for; unlike Nelder–Mead it
+// uses the residuals' structure and converges in a few dozen simulations
+// per iteration.
 func (f *fitter) levenbergMarquardt(p *model.Profile, iters int) (*model.Profile, float64) {
-	k := len(f.coefs)
-	u := make([]float64, k)
-	for i, c := range f.coefs {
-		u[i] = math.Log(math.Max(*c.field(p), c.floor*1.0001))
+	pr := f.polishProblem(p)
+	m := pr.mapFit(MAPOptions{Iters: iters, Tries: 8, Tick: f.tick})
+	if math.IsInf(m.best, 1) {
+		return p, m.best
 	}
-	u, best, _ := lmMinimize(u, func(x []float64) []float64 { return f.mapResiduals(f.withLog(p, x)) }, iters, 8, f.tick)
-	if math.IsInf(best, 1) {
-		return p, best
-	}
-	return f.withLog(p, u), best
+	return pr.Candidate(m.u).Profile, m.best
 }
 
 // lmMinimize minimises ½Σr(u)² from u by Levenberg–Marquardt: Jacobian by

@@ -41,108 +41,79 @@ type MLEnergyRowFit struct {
 	Sim SteadyState
 }
 
-// mlenergyFitter holds what a fit's residuals need.
-type mlenergyFitter struct {
-	bench  *MLEnergyBench
-	rows   []MLEnergyRow
-	base   *model.Profile
-	priors []model.Prior // MLEnergyParams' then ISLPrior
-	sigma  float64
-	sims   int
-	err    error
-}
-
-// profileAt is base with the coefficients exp(u[:k]).
-func (f *mlenergyFitter) profileAt(u []float64) *model.Profile {
-	q := clone(f.base)
-	for i, name := range MLEnergyParams {
-		c, _ := model.CoefficientByName(name)
-		*c.Field(q) = math.Exp(u[i])
-	}
-	return q
-}
-
-// simulate runs every row at u.
-func (f *mlenergyFitter) simulate(u []float64) ([]SteadyState, *model.Profile, error) {
-	p := f.profileAt(u)
-	b := *f.bench
-	if !b.ISLKnown {
-		b.ISLMean = math.Exp(u[len(MLEnergyParams)])
-	}
-	out := make([]SteadyState, len(f.rows))
-	for i, r := range f.rows {
-		st, err := b.Simulate(r, p)
-		if err != nil {
-			return nil, nil, err
+// MLEnergyProblem is the calibration of base's MLEnergyParams and, unless
+// the bench knows it, the prompts' mean length (a nuisance parameter,
+// prior ISLPrior) on rows: each row's median ITL, throughput and mean
+// batch as log ratios over σ = model.DefaultModelErrorLog, the priors
+// (base's kernel priors, model.KernelPrior) on the logarithms. last, if
+// not nil, receives each evaluation's simulated rows.
+func MLEnergyProblem(bench *MLEnergyBench, rows []MLEnergyRow, base *model.Profile, priors []model.Prior, last *[]SteadyState) (*Problem, error) {
+	base = clone(base)
+	pr := &Problem{Base: base, Priors: priors, ModelError: model.DefaultModelErrorLog,
+		Method: "Laplace approximation at the MAP estimate of an ML.ENERGY fit: Gauss–Newton curvature of the steady-state residuals plus log-normal priors, the prompt length marginalised; unfitted coefficients at their prior spread"}
+	for _, name := range MLEnergyParams {
+		prior, ok := findPrior(priors, name)
+		if !ok {
+			return nil, fmt.Errorf("calib: no prior for %s", name)
 		}
-		out[i] = st
+		pr.Coefficients = append(pr.Coefficients, Param{Name: name, Start: *mustCoef(name).Field(base), Prior: &prior})
 	}
-	f.sims += len(f.rows)
-	return out, p, nil
-}
-
-// residuals are the data residuals (log ratios over σ) of every row's
-// median ITL, throughput and mean batch, then the priors'.
-func (f *mlenergyFitter) residuals(u []float64) []float64 {
-	sts, _, err := f.simulate(u)
-	if err != nil {
-		f.err = err
-		return nil
+	if !bench.ISLKnown {
+		prior := ISLPrior
+		pr.Nuisance = []Param{{Name: prior.Name, Start: bench.ISLMean, Prior: &prior}}
 	}
-	var r []float64
-	for i, st := range sts {
-		m := f.rows[i]
-		r = append(r, math.Log(st.MedianITLMs/m.MedianITLMs)/f.sigma,
-			math.Log(st.TokensPerS/m.TokensPerS)/f.sigma,
-			math.Log(st.AvgBatch/m.AvgBatch)/f.sigma)
+	sigma := pr.ModelError
+	pr.Residuals = func(c Candidate) ([]Residual, error) {
+		b := *bench
+		if len(c.Nuisance) > 0 {
+			b.ISLMean = c.Nuisance[0]
+		}
+		sts := make([]SteadyState, len(rows))
+		var out []Residual
+		for i, r := range rows {
+			st, err := b.Simulate(r, c.Profile)
+			if err != nil {
+				return nil, err
+			}
+			sts[i] = st
+		}
+		for i, st := range sts {
+			m, arm := rows[i], fmt.Sprintf("max_num_seqs %d", rows[i].MaxNumSeqs)
+			out = append(out, logRatio(arm, "median_itl_ms", st.MedianITLMs, m.MedianITLMs, sigma),
+				logRatio(arm, "output_tokens_per_s", st.TokensPerS, m.TokensPerS, sigma),
+				logRatio(arm, "avg_batch", st.AvgBatch, m.AvgBatch, sigma))
+		}
+		if last != nil {
+			*last = sts
+		}
+		return out, nil
 	}
-	for i, pr := range f.priors {
-		r = append(r, (u[i]-math.Log(pr.Centre))/pr.LogSD)
-	}
-	return r
+	return pr, nil
 }
 
 // FitMLEnergy fits base's decode coefficients and the prompts' mean
-// length to rows (MAP with base's kernel priors, Levenberg–Marquardt over
-// the logarithms), then the power line to the rows' measured power.
-// priors are base's coefficient priors (model.KernelPrior).
+// length to rows (MLEnergyProblem: MAP with base's kernel priors,
+// Levenberg–Marquardt over the logarithms), then the power line to the
+// rows' measured power. priors are base's coefficient priors
+// (model.KernelPrior).
 func FitMLEnergy(bench *MLEnergyBench, rows []MLEnergyRow, base *model.Profile, priors []model.Prior, iters int) (*MLEnergyFit, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("calib: no ML.ENERGY rows to fit")
 	}
-	f := &mlenergyFitter{bench: bench, rows: rows, base: clone(base), sigma: model.DefaultModelErrorLog}
-	for _, name := range MLEnergyParams {
-		pr, ok := findPrior(priors, name)
-		if !ok {
-			return nil, fmt.Errorf("calib: no prior for %s", name)
-		}
-		f.priors = append(f.priors, pr)
-	}
-	if !bench.ISLKnown {
-		f.priors = append(f.priors, ISLPrior)
-	}
-	u := make([]float64, len(f.priors))
-	for i, name := range MLEnergyParams {
-		c, _ := model.CoefficientByName(name)
-		u[i] = math.Log(*c.Field(base))
-	}
-	if !bench.ISLKnown {
-		u[len(u)-1] = math.Log(bench.ISLMean)
-	}
-	u, _, jtj := lmMinimize(u, f.residuals, iters, 6, nil)
-	if f.err != nil {
-		return nil, fmt.Errorf("calib: a simulation failed during the fit: %w", f.err)
-	}
-	sts, p, err := f.simulate(u)
+	var sts []SteadyState
+	pr, err := MLEnergyProblem(bench, rows, base, priors, &sts)
 	if err != nil {
 		return nil, err
 	}
-	cov := inverse(jtj)
-	fit := &MLEnergyFit{Profile: p, ISLMean: bench.ISLMean, SD: laplaceSD(cov)}
-	if !bench.ISLKnown {
-		fit.ISLMean = math.Exp(u[len(u)-1])
+	sol, err := pr.Fit(MAPOptions{Iters: iters, Tries: 6})
+	if err != nil {
+		return nil, err
 	}
-	p.Posterior = mlenergyPosterior(p, priors, cov, f.sigma)
+	p := sol.Profile
+	fit := &MLEnergyFit{Profile: p, ISLMean: bench.ISLMean, SD: sol.SD}
+	if len(sol.Nuisance) > 0 {
+		fit.ISLMean = sol.Nuisance[0]
+	}
 	for i, r := range rows {
 		fit.Rows = append(fit.Rows, MLEnergyRowFit{Row: r, Sim: sts[i]})
 	}
@@ -150,7 +121,7 @@ func FitMLEnergy(bench *MLEnergyBench, rows []MLEnergyRow, base *model.Profile, 
 	for i := range fit.Rows {
 		fit.Rows[i].Sim.PowerW = fit.Rows[i].Sim.powerWith(p)
 	}
-	fit.Sims = f.sims
+	fit.Sims = sol.Evals * len(rows)
 	return fit, nil
 }
 
@@ -161,16 +132,6 @@ func findPrior(priors []model.Prior, name string) (model.Prior, bool) {
 		}
 	}
 	return model.Prior{}, false
-}
-
-// mlenergyPosterior is the fit's Laplace posterior over p's coefficients
-// that have a prior, from cov = (JᵀJ)⁻¹ over MLEnergyParams and the
-// prompt length: the fitted ones' joint covariance is their block of it
-// (the prompt length marginalised out), the others keep their prior spread
-// around p's values. nil without cov.
-func mlenergyPosterior(p *model.Profile, priors []model.Prior, cov *mat.SymDense, modelErr float64) *model.Posterior {
-	return fittedPosterior("Laplace approximation at the MAP estimate of an ML.ENERGY fit: Gauss–Newton curvature of the steady-state residuals plus log-normal priors, the prompt length marginalised; unfitted coefficients at their prior spread",
-		p, MLEnergyParams, priors, cov, modelErr)
 }
 
 // laplaceSD is the posterior log-sd of each coordinate: √diag(cov), cov =

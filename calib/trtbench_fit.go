@@ -40,77 +40,21 @@ type TRTBenchRowFit struct {
 	Sim TRTBenchSim
 }
 
-// trtbenchFitter holds what a fit's residuals need.
-type trtbenchFitter struct {
-	bench  *TRTBench
-	rows   []TRTBenchRow
-	base   *model.Profile
-	params []string
-	priors []model.Prior
-	sigma  float64
-	sims   int
-	err    error
-}
-
-// profileAt is base with the fitted coefficients exp(u), each at or
-// above its physical floor and the host gap within the step base.
-func (f *trtbenchFitter) profileAt(u []float64) *model.Profile {
-	q := clone(f.base)
-	for i, name := range f.params {
-		*mustCoef(name).Field(q) = math.Max(math.Exp(u[i]), model.Floor(f.bench.Deploy, f.base, name))
-	}
-	q.HostOverheadNs = math.Min(q.HostOverheadNs, 0.95*q.StepBaseNs)
-	return q
-}
-
-func (f *trtbenchFitter) simulate(u []float64) ([]TRTBenchSim, *model.Profile, error) {
-	p := f.profileAt(u)
-	out := make([]TRTBenchSim, len(f.rows))
-	for i, r := range f.rows {
-		s, err := f.bench.Simulate(r, p)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", r.Arm(), err)
-		}
-		out[i] = s
-	}
-	f.sims += len(f.rows)
-	return out, p, nil
-}
-
-// residuals are each row's log throughput ratio over σ, then the priors'
-// z-scores.
-func (f *trtbenchFitter) residuals(u []float64) []float64 {
-	sims, _, err := f.simulate(u)
-	if err != nil {
-		f.err = err
-		return nil
-	}
-	var r []float64
-	for i, s := range sims {
-		r = append(r, math.Log(s.TokensPerS/f.rows[i].TokensPerS)/f.sigma)
-	}
-	for i, pr := range f.priors {
-		r = append(r, (u[i]-math.Log(pr.Centre))/pr.LogSD)
-	}
-	return r
-}
-
-// FitTRTBench fits params of base (default TRTBenchParams) to rows' total
-// output throughput: MAP with priors (model.TRTLLMKernelPrior's), by
-// Levenberg–Marquardt over the logarithms from base's values, each row a
-// log ratio with model error σ = model.DefaultModelErrorLog; then the
-// Laplace posterior (the unfitted coefficients at their prior spread).
-func FitTRTBench(bench *TRTBench, rows []TRTBenchRow, base *model.Profile, priors []model.Prior, params []string, iters int) (*TRTBenchFit, error) {
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("calib: no trtllm-bench rows to fit")
-	}
+// TRTBenchProblem is the calibration of params of base (default
+// TRTBenchParams) on rows' total output throughput: each row's log ratio
+// over σ = model.DefaultModelErrorLog, the priors (model.TRTLLMKernelPrior's)
+// on the coefficients' logarithms from base's values, each coefficient at
+// or above its physical floor. last, if not nil, receives each evaluation's
+// simulated rows.
+func TRTBenchProblem(bench *TRTBench, rows []TRTBenchRow, base *model.Profile, priors []model.Prior, params []string, last *[]TRTBenchSim) (*Problem, error) {
 	if len(params) == 0 {
 		params = TRTBenchParams
 	}
-	f := &trtbenchFitter{bench: bench, rows: rows, base: clone(base), params: params, sigma: model.DefaultModelErrorLog}
-	u := make([]float64, len(params))
-	for i, name := range params {
-		pr, ok := findPrior(priors, name)
+	base = clone(base)
+	pr := &Problem{Base: base, Priors: priors, ModelError: model.DefaultModelErrorLog,
+		Method: "Laplace approximation at the MAP estimate of a trtllm-bench fit: Gauss–Newton curvature of the rows' log throughput residuals plus log-normal priors; unfitted coefficients at their prior spread"}
+	for _, name := range params {
+		prior, ok := findPrior(priors, name)
 		if !ok {
 			return nil, fmt.Errorf("calib: no prior for %s", name)
 		}
@@ -118,31 +62,53 @@ func FitTRTBench(bench *TRTBench, rows []TRTBenchRow, base *model.Profile, prior
 		if !(v > 0) {
 			return nil, fmt.Errorf("calib: %s is %g in the starting profile: a fit needs it > 0", name, v)
 		}
-		f.priors = append(f.priors, pr)
-		u[i] = math.Log(v)
+		pr.Coefficients = append(pr.Coefficients, Param{Name: name, Start: v, Floor: model.Floor(bench.Deploy, base, name), Prior: &prior})
 	}
-	u, best, jtj := lmMinimize(u, f.residuals, iters, 6, nil)
-	if f.err != nil {
-		return nil, fmt.Errorf("calib: a simulation failed during the fit: %w", f.err)
+	sigma := pr.ModelError
+	pr.Residuals = func(c Candidate) ([]Residual, error) {
+		out := make([]Residual, len(rows))
+		sims := make([]TRTBenchSim, len(rows))
+		for i, r := range rows {
+			s, err := bench.Simulate(r, c.Profile)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", r.Arm(), err)
+			}
+			sims[i] = s
+			out[i] = logRatio(r.Arm(), "output_tok_s", s.TokensPerS, r.TokensPerS, sigma)
+		}
+		if last != nil {
+			*last = sims
+		}
+		return out, nil
 	}
-	if math.IsInf(best, 1) {
-		return nil, fmt.Errorf("calib: the starting profile cannot be simulated")
+	return pr, nil
+}
+
+// FitTRTBench fits params of base (default TRTBenchParams) to rows' total
+// output throughput (TRTBenchProblem): MAP with priors
+// (model.TRTLLMKernelPrior's), by Levenberg–Marquardt over the
+// logarithms from base's values; then the Laplace posterior (the unfitted
+// coefficients at their prior spread).
+func FitTRTBench(bench *TRTBench, rows []TRTBenchRow, base *model.Profile, priors []model.Prior, params []string, iters int) (*TRTBenchFit, error) {
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("calib: no trtllm-bench rows to fit")
 	}
-	sims, p, err := f.simulate(u)
+	var sims []TRTBenchSim
+	pr, err := TRTBenchProblem(bench, rows, base, priors, params, &sims)
 	if err != nil {
 		return nil, err
 	}
-	cov := inverse(jtj)
-	fit := &TRTBenchFit{Profile: p, Params: params, SD: laplaceSD(cov)}
-	for _, pr := range f.priors {
-		fit.PriorSD = append(fit.PriorSD, pr.LogSD)
+	sol, err := pr.Fit(MAPOptions{Iters: iters, Tries: 6})
+	if err != nil {
+		return nil, err
 	}
-	p.Posterior = fittedPosterior("Laplace approximation at the MAP estimate of a trtllm-bench fit: Gauss–Newton curvature of the rows' log throughput residuals plus log-normal priors; unfitted coefficients at their prior spread",
-		p, params, priors, cov, f.sigma)
+	fit := &TRTBenchFit{Profile: sol.Profile, SD: sol.SD, PriorSD: sol.PriorSD, Sims: sol.Evals * len(rows)}
+	for _, c := range pr.Coefficients {
+		fit.Params = append(fit.Params, c.Name)
+	}
 	for i, r := range rows {
 		fit.Rows = append(fit.Rows, TRTBenchRowFit{Row: r, Sim: sims[i]})
 	}
-	fit.Sims = f.sims
 	return fit, nil
 }
 

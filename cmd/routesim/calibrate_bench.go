@@ -86,18 +86,6 @@ func (f *benchFlags) benchSpec() (*calib.Spec, error) {
 	return calib.BenchSpec(files, setup, "")
 }
 
-// benchReport is report.json of a fit with predicted points.
-type benchReport struct {
-	Fit       *calib.Report   `json:"fit"`
-	Predicted []calib.PredRow `json:"predicted"`
-}
-
-// Prediction settings of a split fit: validate's defaults.
-const (
-	benchDraws = 20
-	benchSeeds = 3
-)
-
 // fitAndPredict fits spec's fit points (all when points is empty) and
 // predicts the others with bands, writing the profile and the report.
 func fitAndPredict(s *calib.Spec, points []string, opts calib.Options, out string, stdout io.Writer) error {
@@ -108,23 +96,9 @@ func fitAndPredict(s *calib.Spec, points []string, opts calib.Options, out strin
 			return usageError{err}
 		}
 	}
-	res, err := calib.Fit(fitSpec, opts)
+	res, report, text, err := calib.FitPredict(fitSpec, rest, opts)
 	if err != nil {
 		return err
-	}
-	text := res.Report.String()
-	var report any = res.Report
-	if rest != nil && len(rest.Runs) > 0 {
-		draws := benchDraws
-		if res.Profile.Posterior == nil {
-			draws = 0
-		}
-		rows, err := calib.Predict(rest, res.Profile, res.Profile.Posterior, draws, benchSeeds, 0)
-		if err != nil {
-			return err
-		}
-		text += fmt.Sprintf("\npredicted points (not fitted on; band: 10–90 %% over %d coefficient draws):\n%s", draws, calib.PredictionTable(rows))
-		report = benchReport{Fit: res.Report, Predicted: rows}
 	}
 	if out != "" {
 		if err := writeFit(out, res.Profile, report, text); err != nil {

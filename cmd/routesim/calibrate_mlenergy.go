@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -80,32 +79,6 @@ func (f *mlenergyFlags) check(changed func(string) bool) error {
 	return nil
 }
 
-// mlenergyReport is report.json of an ML.ENERGY fit.
-type mlenergyReport struct {
-	Profile      string              `json:"profile"`
-	ISLMean      float64             `json:"isl_mean"`
-	PosteriorSD  map[string]float64  `json:"posterior_log_sd"`
-	FrontendFrom string              `json:"frontend_from"`
-	Rows         []mlenergyReportRow `json:"rows"`
-	LeaveOneOut  []mlenergyReportRow `json:"leave_one_out,omitempty"`
-	Simulations  int                 `json:"simulations"`
-}
-
-type mlenergyReportRow struct {
-	MaxNumSeqs int                `json:"max_num_seqs"`
-	Measured   calib.SteadyState  `json:"measured"`
-	Simulated  calib.SteadyState  `json:"simulated"`
-	ErrPct     map[string]float64 `json:"error_pct"`
-}
-
-func reportRow(r calib.MLEnergyRow, s calib.SteadyState) mlenergyReportRow {
-	return mlenergyReportRow{MaxNumSeqs: r.MaxNumSeqs,
-		Measured:  calib.SteadyState{MedianITLMs: r.MedianITLMs, TokensPerS: r.TokensPerS, AvgBatch: r.AvgBatch, PowerW: r.PowerW},
-		Simulated: s,
-		ErrPct: map[string]float64{"median_itl_ms": calib.PctErr(s.MedianITLMs, r.MedianITLMs), "output_tokens_per_s": calib.PctErr(s.TokensPerS, r.TokensPerS),
-			"power_w": calib.PctErr(s.PowerW, r.PowerW), "avg_batch": calib.PctErr(s.AvgBatch, r.AvgBatch)}}
-}
-
 // calibrateMLEnergy fits a profile to ML.ENERGY rows and writes it.
 func calibrateMLEnergy(f *mlenergyFlags, out string, quiet bool, stdout, stderr io.Writer) error {
 	rows, err := readWith(f.file, calib.ReadMLEnergy)
@@ -128,43 +101,16 @@ func calibrateMLEnergy(f *mlenergyFlags, out string, quiet bool, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	rep := mlenergyReport{Profile: res.Profile.Name, ISLMean: res.Fit.ISLMean, PosteriorSD: map[string]float64{},
-		FrontendFrom: res.FrontendFrom, Simulations: res.Fit.Sims}
-	for i, name := range append(append([]string(nil), calib.MLEnergyParams...), "isl_mean") {
-		if i < len(res.Fit.SD) {
-			rep.PosteriorSD[name] = res.Fit.SD[i]
-		}
-	}
-	var fitted, pred []calib.SteadyState
-	for _, r := range res.Fit.Rows {
-		rep.Rows = append(rep.Rows, reportRow(r.Row, r.Sim))
-		fitted = append(fitted, r.Sim)
-	}
-	islKind := "nuisance"
-	if res.Bench.ISLKnown {
-		islKind = "given"
-	}
-	text := fmt.Sprintf("profile %s (%s)\nprompt mean length (%s) %.0f tokens\n\nfit, every row:\n%s",
-		res.Profile.Name, res.Profile.FitError, islKind, res.Fit.ISLMean, calib.MLEnergyTable(mine, fitted))
+	var loo []calib.MLEnergyLOO
 	if f.loo {
 		if !quiet {
 			fmt.Fprintf(stderr, "leave-one-out: %d refits on %d jobs...\n", len(mine), f.jobs)
 		}
-		folds, err := runFolds(res, len(mine), f.jobs, min(f.iters, 6))
-		if err != nil {
+		if loo, err = runFolds(res, f.jobs, min(f.iters, 6)); err != nil {
 			return err
 		}
-		worst := 0.0
-		for i, l := range folds {
-			rep.LeaveOneOut = append(rep.LeaveOneOut, reportRow(l.Row, l.Pred))
-			pred = append(pred, l.Pred)
-			for _, e := range rep.LeaveOneOut[i].ErrPct {
-				worst = math.Max(worst, math.Abs(e))
-			}
-		}
-		text += fmt.Sprintf("\nleave-one-out, each row predicted by a fit to the others (max |error| %.1f%% over ITL, throughput, power and batch):\n%s",
-			worst, calib.MLEnergyTable(mine, pred))
 	}
+	rep, text := res.Report(loo)
 	if out != "" {
 		if err := writeFit(out, res.Profile, rep, text); err != nil {
 			return err
@@ -177,9 +123,11 @@ func calibrateMLEnergy(f *mlenergyFlags, out string, quiet bool, stdout, stderr 
 	return nil
 }
 
-// runFolds runs the leave-one-out folds on jobs goroutines; each fold is
+// runFolds runs the leave-one-out folds on jobs goroutines (calib runs
+// nothing concurrently: callers parallelise); each fold is
 // deterministic, and results land in row order.
-func runFolds(res *calib.MLEnergyResult, n, jobs, iters int) ([]calib.MLEnergyLOO, error) {
+func runFolds(res *calib.MLEnergyResult, jobs, iters int) ([]calib.MLEnergyLOO, error) {
+	n := len(res.Rows)
 	out := make([]calib.MLEnergyLOO, n)
 	errs := make([]error, n)
 	next := make(chan int)

@@ -58,31 +58,6 @@ func (f *trtbenchFlags) check(changed func(string) bool, ml *mlenergyFlags) erro
 	return nil
 }
 
-// trtbenchReport is report.json of a trtllm-bench fit.
-type trtbenchReport struct {
-	Profile     string              `json:"profile"`
-	Terms       []trtbenchTerm      `json:"terms"`
-	Fitted      []trtbenchReportRow `json:"fitted"`
-	Predicted   []trtbenchReportRow `json:"predicted,omitempty"`
-	Simulations int                 `json:"simulations"`
-}
-
-type trtbenchTerm struct {
-	Name           string  `json:"name"`
-	Prior          float64 `json:"prior"`
-	Value          float64 `json:"value"`
-	PriorSDLog     float64 `json:"prior_sd_log"`
-	PosteriorSDLog float64 `json:"posterior_sd_log"`
-}
-
-type trtbenchReportRow struct {
-	ISLOSL    string            `json:"isl_osl"`
-	Requests  int               `json:"requests"`
-	Measured  float64           `json:"measured_output_tok_s"`
-	Simulated calib.TRTBenchSim `json:"simulated"`
-	ErrPct    float64           `json:"error_pct"`
-}
-
 // calibrateTRTBench fits a TensorRT-LLM profile to published rows and
 // writes it with its report.
 func calibrateTRTBench(f *trtbenchFlags, ml *mlenergyFlags, out string, quiet bool, stdout, stderr io.Writer) error {
@@ -107,45 +82,12 @@ func calibrateTRTBench(f *trtbenchFlags, ml *mlenergyFlags, out string, quiet bo
 	if err != nil {
 		return err
 	}
-	p := res.Profile
-	rep := trtbenchReport{Profile: p.Name, Simulations: res.Fit.Sims}
-	for i, name := range res.Fit.Params {
-		c, _ := model.CoefficientByName(name)
-		t := trtbenchTerm{Name: name, Prior: *c.Field(res.Prior), Value: *c.Field(p), PriorSDLog: res.Fit.PriorSD[i]}
-		if i < len(res.Fit.SD) {
-			t.PosteriorSDLog = res.Fit.SD[i]
-		}
-		rep.Terms = append(rep.Terms, t)
+	rep, text, err := res.Report(held)
+	if err != nil {
+		return err
 	}
-	row := func(r calib.TRTBenchRow, s calib.TRTBenchSim) trtbenchReportRow {
-		return trtbenchReportRow{ISLOSL: r.Arm(), Requests: r.Requests, Measured: r.TokensPerS, Simulated: s, ErrPct: calib.PctErr(s.TokensPerS, r.TokensPerS)}
-	}
-	var sims []calib.TRTBenchSim
-	for _, r := range res.Fit.Rows {
-		rep.Fitted = append(rep.Fitted, row(r.Row, r.Sim))
-		sims = append(sims, r.Sim)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "profile %s (%s)\n\nTensorRT-LLM efficiency terms (fitted / prior):\n", p.Name, p.FitError)
-	for _, t := range rep.Terms {
-		fmt.Fprintf(&b, "  %-26s %12.5g / %-12.5g ×%.3f  posterior log-sd %.3f (prior %.3f)\n", t.Name, t.Value, t.Prior, t.Value/t.Prior, t.PosteriorSDLog, t.PriorSDLog)
-	}
-	fmt.Fprintf(&b, "\nfitted rows:\n%s", calib.TRTBenchTable(fit, sims))
-	if len(held) > 0 {
-		preds, err := calib.PredictTRTBench(res.Bench, held, p, nil, 0, 0)
-		if err != nil {
-			return err
-		}
-		sims = sims[:0]
-		for _, pr := range preds {
-			rep.Predicted = append(rep.Predicted, row(pr.Row, pr.Sim))
-			sims = append(sims, pr.Sim)
-		}
-		fmt.Fprintf(&b, "\npredicted rows (not fitted on):\n%s", calib.TRTBenchTable(held, sims))
-	}
-	text := b.String()
 	if out != "" {
-		if err := writeFit(out, p, rep, text); err != nil {
+		if err := writeFit(out, res.Profile, rep, text); err != nil {
 			return err
 		}
 	}
