@@ -55,7 +55,8 @@
 //     bound, a user's closed loop) and its statistics as a run's targets.
 //   - predtable.go: predictions with their bands, as validate prints them.
 //
-// calib imports model and sim; only the CLI imports calib.
+// calib imports model, sim, scenario and workload; the CLI and validate
+// import calib.
 //
 // Fitting a profile from a directory of AIPerf exports:
 //
