@@ -6,9 +6,16 @@
 //   - policy.go: the one-method Policy interface, the Func adapter, the
 //     read-only View a policy decides on, and Decision.
 //   - registry.go: the single table of policies; validation, --help and
-//     construction all read it.
+//     construction all read it; bounds.go the upper bounds of the
+//     parameters converted from seconds.
+//   - members.go: a policy's record of the live workers a View lists, for
+//     state built over the membership (rings, tree tenants), rebuilt when
+//     workers join or leave.
+//   - baselines.go: random, least-loaded and power-of-two choices.
 //   - roundrobin.go: the simplest policy, and a template for new ones.
-//   - kv.go: Dynamo's KV router with its busy monitor and router queue.
+//   - kv.go: Dynamo's KV router with its busy monitor and router queue;
+//     dynamo.go each Dynamo release's router defaults and busy-gate rule
+//     (Release, --dynamo-version).
 //   - sglang.go, llmd.go, prodstack.go, prefixhash.go, ray.go, aibrix.go:
 //     the routers deployed beyond Dynamo, each with its upstream source in
 //     its doc comment and registry entry; approxtree.go and lruindex.go are

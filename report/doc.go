@@ -17,4 +17,6 @@
 //   - rundir.go: a run's output directory (RunDir.Write): every file
 //     above plus the manifest, written all at once.
 //   - jsonfile.go: WriteJSON, the indented JSON every readable file uses.
+//   - decisions.go: DecisionTrace, run's --trace-decisions file (every
+//     routing decision, its reason and per-worker scores, as JSON lines).
 package report
