@@ -32,7 +32,7 @@ type GPU struct {
 	// direction (PCIe x16 of its generation): what KV offloading's copies
 	// to and from the CPU tier use (sim's host tier).
 	HostLinkBytesPerSec float64 `json:"host_link_bytes_per_s,omitempty"`
-	Sources         string  `json:"sources"`
+	Sources             string  `json:"sources"`
 	// vLLM's batch defaults on a GPU are not stored: they follow from its
 	// memory and name by the release's rule (VLLMDefaults).
 	// RooflineMFU is the prefill FLOP efficiency a roofline estimate
