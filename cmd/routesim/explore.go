@@ -20,11 +20,19 @@ import (
 	"github.com/routesim/routesim/scenario"
 )
 
-// exploreWindow are the filters of the embedded arXiv-trace window that
-// routesim sweep applies by default (windowDefaults), as run flags: the
-// explorer's default base, so that each point's routesim run command
-// prints the point's numbers.
-var exploreWindow = []string{"--trace", "arxiv-window", "--max-isl", "16384", "--skip", "60", "--first", "1000", "--max-model-len", "16384"}
+// exploreWindow is the embedded arXiv-trace window with the filters
+// routesim sweep applies by default (windowDefaults; the rate scale is the
+// page's control), as run flags: the explorer's default base, so that each
+// point's routesim run command prints the point's numbers.
+func exploreWindow() []string {
+	args := []string{"--trace", "arxiv-window"}
+	for _, d := range windowDefaults {
+		if d.flag != "rate-scale" {
+			args = append(args, "--"+d.flag, d.value)
+		}
+	}
+	return args
+}
 
 func exploreCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("routesim explore", pflag.ContinueOnError)
@@ -103,7 +111,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) error {
 // exploreOptions are the page's base arguments and opening view: the
 // scenario file's, or the default window's, checked by building it.
 func exploreOptions(file string) (explore.Options, error) {
-	base := exploreWindow
+	base := exploreWindow()
 	if file != "" {
 		base = []string{"--scenario", file}
 	}

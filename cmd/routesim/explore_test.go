@@ -82,7 +82,7 @@ func TestExploreSummaryIsRuns(t *testing.T) {
 		t.Fatalf("status %d %s, %d points", code, msg, len(pts))
 	}
 	for _, p := range pts {
-		args := append(append([]string{}, exploreWindow...), "--rate-scale", "0.9", "--dynamo-version", "1.4.0")
+		args := append(append([]string{}, exploreWindow()...), "--rate-scale", "0.9", "--dynamo-version", "1.4.0")
 		if p.Policy == "kv" { // the knob goes only to the policy that reads it
 			args = append(args, "--router-temperature", "0.2")
 		}
@@ -123,7 +123,7 @@ func TestExploreRefusesWithRunsWords(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			body := `{"flags":` + c.flags + `,"knobs":` + c.knobs + `,"n":4,"ns":"4","policies":["kv"],"seed":0,"seeds":1}`
 			code, msg, _ := exploreSimulate(t, ts, body)
-			args := append(append(append([]string{"run"}, exploreWindow...), c.run...), "--n", "4", "--policy", "kv", "--seed", "0")
+			args := append(append(append([]string{"run"}, exploreWindow()...), c.run...), "--n", "4", "--policy", "kv", "--seed", "0")
 			_, _, err := runCLI(args...)
 			if err == nil {
 				t.Fatalf("routesim %s succeeded", strings.Join(args, " "))
@@ -159,5 +159,30 @@ func TestExploreBindsLoopbackByDefault(t *testing.T) {
 		if err := explore.CheckAddr(addr, false); err == nil {
 			t.Errorf("%s accepted without an explicit --addr", addr)
 		}
+	}
+}
+
+// TestWindowDefaultsSpellTheirValues: each window default's value, given
+// as its flag to routesim run, sets the spec as its set function does, so
+// the explorer's command lines (exploreWindow) replay sweep's window.
+func TestWindowDefaultsSpellTheirValues(t *testing.T) {
+	for _, d := range windowDefaults {
+		t.Run(d.flag, func(t *testing.T) {
+			_, fromFlag, err := exploreBuild([]string{"--trace", "arxiv-window", "--" + d.flag, d.value})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, fromSet, err := exploreBuild([]string{"--trace", "arxiv-window"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.set(fromSet)
+			if fromFlag.MaxISL != fromSet.MaxISL || fromFlag.Skip != fromSet.Skip || fromFlag.First != fromSet.First ||
+				fromFlag.RateScale != fromSet.RateScale || fromFlag.MaxModelLen != fromSet.MaxModelLen {
+				t.Errorf("--%s %s gives max-isl %d skip %d first %d rate-scale %g max-model-len %d; its set function %d %d %d %g %d",
+					d.flag, d.value, fromFlag.MaxISL, fromFlag.Skip, fromFlag.First, fromFlag.RateScale, fromFlag.MaxModelLen,
+					fromSet.MaxISL, fromSet.Skip, fromSet.First, fromSet.RateScale, fromSet.MaxModelLen)
+			}
+		})
 	}
 }

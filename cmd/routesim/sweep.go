@@ -37,15 +37,18 @@ func sweepDefaults() scenario.Spec {
 // requests at ×0.7365 their rate, max-model-len 16,384. A sweep of that
 // trace (from flags, not a scenario file) takes each one the user did not
 // set; any other workload or trace takes none of them.
+// Each carries its value as the flag would spell it (for the explorer's
+// run command lines; TestWindowDefaultsSpellTheirValues holds the two
+// together).
 var windowDefaults = []struct {
-	flag string
-	set  func(s *scenario.Spec)
+	flag, value string
+	set         func(s *scenario.Spec)
 }{
-	{"max-isl", func(s *scenario.Spec) { s.MaxISL = 16384 }},
-	{"skip", func(s *scenario.Spec) { s.Skip = 60 }},
-	{"first", func(s *scenario.Spec) { s.First = 1000 }},
-	{"rate-scale", func(s *scenario.Spec) { s.RateScale = 0.7365 }},
-	{"max-model-len", func(s *scenario.Spec) { s.MaxModelLen = 16384 }},
+	{"max-isl", "16384", func(s *scenario.Spec) { s.MaxISL = 16384 }},
+	{"skip", "60", func(s *scenario.Spec) { s.Skip = 60 }},
+	{"first", "1000", func(s *scenario.Spec) { s.First = 1000 }},
+	{"rate-scale", "0.7365", func(s *scenario.Spec) { s.RateScale = windowRateScale }},
+	{"max-model-len", "16384", func(s *scenario.Spec) { s.MaxModelLen = 16384 }},
 }
 
 const windowRateScale = 0.7365
