@@ -121,20 +121,17 @@ type HostStats struct {
 // slot is in the LRU list (head = least recently used) while it holds a
 // block.
 type hostTier struct {
-	cfg   HostTierConfig
-	index map[uint64]int32 // hash → slot
-	hash  []uint64
-	ready []Time  // when the block's store ends
-	pins  []int32 // loads in flight reading it
-	prev  []int32
-	next  []int32
-	head  int32
-	tail  int32
-	free  []int32 // empty slots
-	d2h   Time    // when the GPU → CPU queue drains
-	h2d   Time    // when the CPU → GPU queue drains
-	now   Time    // the time of the schedule under way (set by the cluster)
-	loads []hostLoad
+	cfg       HostTierConfig
+	index     map[uint64]int32 // hash → slot
+	hash      []uint64
+	ready     []Time  // when the block's store ends
+	pins      []int32 // loads in flight reading it
+	blockList         // the LRU of slots holding a block (head = least recently used)
+	free      []int32 // empty slots
+	d2h       Time    // when the GPU → CPU queue drains
+	h2d       Time    // when the CPU → GPU queue drains
+	now       Time    // the time of the schedule under way (set by the cluster)
+	loads     []hostLoad
 	// earlier is how many of loads were issued before the schedule under
 	// way (unstall frees only those).
 	earlier int
@@ -153,7 +150,7 @@ type hostLoad struct {
 
 func newHostTier(cfg HostTierConfig) *hostTier {
 	n := cfg.Blocks
-	h := &hostTier{cfg: cfg, index: make(map[uint64]int32, min(n, 1<<16)), head: -1, tail: -1,
+	h := &hostTier{cfg: cfg, index: make(map[uint64]int32, min(n, 1<<16)), blockList: emptyBlockList(),
 		stats: HostStats{Blocks: n, BlockBytes: cfg.BlockBytes}}
 	h.free = make([]int32, 0, min(n, 1<<16))
 	return h
@@ -177,30 +174,6 @@ func (h *hostTier) slot() int32 {
 
 // held is the number of blocks in the tier.
 func (h *hostTier) held() int { return len(h.index) }
-
-func (h *hostTier) unlink(s int32) {
-	if p := h.prev[s]; p >= 0 {
-		h.next[p] = h.next[s]
-	} else {
-		h.head = h.next[s]
-	}
-	if n := h.next[s]; n >= 0 {
-		h.prev[n] = h.prev[s]
-	} else {
-		h.tail = h.prev[s]
-	}
-	h.prev[s], h.next[s] = -1, -1
-}
-
-func (h *hostTier) pushTail(s int32) {
-	h.prev[s], h.next[s] = h.tail, -1
-	if h.tail >= 0 {
-		h.next[h.tail] = s
-	} else {
-		h.head = s
-	}
-	h.tail = s
-}
 
 // touch makes hashes the most recently used, the first most recent of all
 // (vLLM's touch walks them in reverse).

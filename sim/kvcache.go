@@ -19,20 +19,17 @@ import "fmt"
 // The block arrays grow in doubling chunks (materialise), so they may
 // hold blocks past grown, initialised and unused.
 type KVCache struct {
-	capacity int
-	grown    int32 // blocks used at least once: [0, grown)
-	ref      []int32
-	hash     []uint64
-	hashed   []bool
-	index    kvIndex  // content hash → block holding it
-	looked   []int32  // the blocks the last Lookup found, for Acquire
-	scratch  []uint64 // Grow's evicted hashes
-	prev     []int32  // free-queue links of materialised blocks, -1 = none
-	next     []int32
-	head     int32
-	tail     int32
-	boundary int32 // last block of the queue before the never-used run (-1 = none)
-	free     int   // blocks with ref == 0: the linked ones and the never-used run
+	capacity  int
+	grown     int32 // blocks used at least once: [0, grown)
+	ref       []int32
+	hash      []uint64
+	hashed    []bool
+	index     kvIndex  // content hash → block holding it
+	looked    []int32  // the blocks the last Lookup found, for Acquire
+	scratch   []uint64 // Grow's evicted hashes
+	blockList          // the free queue of materialised blocks
+	boundary  int32    // last block of the queue before the never-used run (-1 = none)
+	free      int      // blocks with ref == 0: the linked ones and the never-used run
 
 	// Evictions counts cached blocks whose content was dropped for reuse.
 	Evictions int
@@ -49,7 +46,7 @@ type KVEventSink interface {
 
 // NewKVCache returns an empty pool of n blocks.
 func NewKVCache(n int) *KVCache {
-	return &KVCache{capacity: n, index: newKVIndex(min(n, 64)), head: -1, tail: -1, boundary: -1, free: n}
+	return &KVCache{capacity: n, index: newKVIndex(min(n, 64)), blockList: emptyBlockList(), boundary: -1, free: n}
 }
 
 // Capacity is the number of blocks in the pool.
@@ -237,24 +234,12 @@ func (c *KVCache) drop(b int32) {
 }
 
 func (c *KVCache) pushTail(b int32) {
-	c.prev[b], c.next[b] = c.tail, -1
-	if c.tail >= 0 {
-		c.next[c.tail] = b
-	} else {
-		c.head = b
-	}
-	c.tail = b
+	c.blockList.pushTail(b)
 	c.free++
 }
 
 func (c *KVCache) pushHead(b int32) {
-	c.prev[b], c.next[b] = -1, c.head
-	if c.head >= 0 {
-		c.prev[c.head] = b
-	} else {
-		c.tail = b
-	}
-	c.head = b
+	c.blockList.pushHead(b)
 	if c.boundary < 0 {
 		c.boundary = b
 	}
@@ -262,21 +247,10 @@ func (c *KVCache) pushHead(b int32) {
 }
 
 func (c *KVCache) unlink(b int32) {
-	p, n := c.prev[b], c.next[b]
 	if b == c.boundary {
-		c.boundary = p
+		c.boundary = c.prev[b]
 	}
-	if p >= 0 {
-		c.next[p] = n
-	} else {
-		c.head = n
-	}
-	if n >= 0 {
-		c.prev[n] = p
-	} else {
-		c.tail = p
-	}
-	c.prev[b], c.next[b] = -1, -1
+	c.blockList.unlink(b)
 	c.free--
 }
 
