@@ -127,16 +127,8 @@ func TestEmbeddedSummaryDeployments(t *testing.T) {
 
 func depKey(t *testing.T, gpu, llm string, tp int) string {
 	t.Helper()
-	cat := model.DefaultCatalogue()
-	g, err := cat.GPU(gpu)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := cat.Model(llm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("%s/%s/tp%d", g.Name, m.Name, tp)
+	d := testDeploy(t, gpu, llm, tp)
+	return fmt.Sprintf("%s/%s/tp%d", d.GPU.Name, d.Model.Name, tp)
 }
 
 // TestSummarizeTakesCheckedStatistics: an entry's errors are over the

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -21,15 +20,7 @@ import (
 // independently of package plan.
 func offeredStats(t *testing.T, dir string) (p95, completeness float64) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "requests.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSVRows(t, filepath.Join(dir, "requests.csv"))
 	col := map[string]int{}
 	for i, h := range rows[0] {
 		col[h] = i
@@ -40,6 +31,7 @@ func offeredStats(t *testing.T, dir string) (p95, completeness float64) {
 		v := math.Inf(1)
 		if r[col["status"]] == "ok" {
 			ok++
+			var err error
 			if v, err = strconv.ParseFloat(r[col["ttft_ms"]], 64); err != nil {
 				t.Fatal(err)
 			}

@@ -67,8 +67,8 @@ func TestSeedsVaryWhereRunsDo(t *testing.T) {
 	}
 }
 
-// readCSV reads a CSV file with a header into one map per row.
-func readCSV(t *testing.T, path string) []map[string]string {
+// readCSVRows reads a CSV file's records, its header first.
+func readCSVRows(t *testing.T, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -79,6 +79,13 @@ func readCSV(t *testing.T, path string) []map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rows
+}
+
+// readCSV reads a CSV file with a header into one map per row.
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	rows := readCSVRows(t, path)
 	var out []map[string]string
 	for _, r := range rows[1:] {
 		m := map[string]string{}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"io"
 	"os"
@@ -290,15 +289,7 @@ func TestSweepRequestsMatchRunCSV(t *testing.T) {
 	if _, _, err := runCLI("run", "--scenario", base, "--n", "4", "--policy", "kv-admission", "--seed", "6", "--out", run); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(run, "requests.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSVRows(t, filepath.Join(run, "requests.csv"))
 	names := append(sweep.AxisNames(), rows[0]...)
 	var got []string
 	for _, c := range pf.Columns {

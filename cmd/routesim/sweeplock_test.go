@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,11 +121,9 @@ func TestLoadSweepsKeepTheirAxis(t *testing.T) {
 	if !strings.Contains(stdout, "offered: 40 synthetic requests at 2 req/s × rate scale 1 = 2 req/s") {
 		t.Errorf("header does not state the offered load:\n%s", stdout)
 	}
-	f, _ := os.Open(filepath.Join(dir, "summary.csv"))
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) != 3 {
-		t.Fatalf("%d rows, %v", len(rows), err)
+	rows := readCSVRows(t, filepath.Join(dir, "summary.csv"))
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want a header and 2", len(rows))
 	}
 	col := map[string]int{}
 	for i, h := range rows[0] {
