@@ -16,12 +16,13 @@ import (
 // policy_params. — are dropped first). It is the one place where the
 // library's field names meet the CLI's flag names.
 var fieldFlags = map[string]string{
-	"request_timeout_s": "request-timeout-seconds",
-	"warmup_s":          "warmup",
-	"think_s":           "think-time",
-	"duration_s":        "duration",
-	"turns_min":         "turns",
-	"turns_max":         "turns",
+	"request_timeout_s":      "request-timeout-seconds",
+	"warmup_s":               "warmup",
+	"think_s":                "think-time",
+	"duration_s":             "duration",
+	"turns_min":              "turns",
+	"turns_max":              "turns",
+	"kv_offloading_size_gib": "kv-offloading-size",
 }
 
 // flagOf is the CLI flag for a run-description field.

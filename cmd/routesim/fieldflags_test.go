@@ -23,6 +23,7 @@ func TestFieldErrorsNameRealFlags(t *testing.T) {
 		{"run", "--max-num-seqs", "0", "--warmup", "-1", "--request-timeout-seconds", "-1", "--router-temperature", "-1", "--policy", "kv", "--router-queue-threshold", "-2"},
 		{"run", "--max-model-len", "99999999", "--vllm-version", "x", "--kv-cache-tokens", "-1"},
 		{"run", "--skip", "-1", "--first", "-1", "--max-isl", "-1", "--kv-cache-dtype", "int3", "--quant", "int3"},
+		{"run", "--kv-offloading-size", "NaN"},
 	} {
 		_, _, err := runCLI(args...)
 		if err == nil {
