@@ -40,7 +40,8 @@
 //     steps a worker takes as one event, which batch only the arithmetic).
 //   - kvcache.go, kvindex.go — the paged KV cache with prefix caching
 //     and LRU eviction of unreferenced blocks; blockindex.go the hash
-//     table the router's indexes use.
+//     table the router's indexes use; blocklist.go the intrusive list of
+//     block slots behind the cache's free queue and the CPU tier's LRU.
 //   - hosttier.go, hostworker.go — vLLM's CPU KV tier (--kv-offloading-size,
 //     the OffloadingConnector): write-through, LRU, loads deferred to a step
 //     boundary; and the hooks the scheduler and the cluster call into it.
