@@ -45,6 +45,8 @@
 //   - hosttier.go, hostworker.go — vLLM's CPU KV tier (--kv-offloading-size,
 //     the OffloadingConnector): write-through, LRU, loads deferred to a step
 //     boundary; and the hooks the scheduler and the cluster call into it.
+//     medium.go names the tier a KV event speaks for (Medium), so each
+//     router can make of it what its release does.
 //   - job.go, store.go — the prepared requests (Workload, Job; built by
 //     package workload, trace prompts in compact form) and their per-run
 //     state, with the recycled buffers prompts are expanded into.

@@ -83,6 +83,7 @@ type kvEvent struct {
 	at     Time
 	worker int32
 	stored bool
+	medium Medium // the tier the event names (MediumGPU: the engine's cache)
 	hash   uint64
 }
 
@@ -354,6 +355,9 @@ func (r *router) finish(w int, blocks []uint64) {
 }
 
 func (r *router) applyKV(e kvEvent) {
+	if e.medium != MediumGPU {
+		return // the router indexes the GPU tier only
+	}
 	w := int(e.worker)
 	if e.stored {
 		if r.stored.add(w, e.hash) {
