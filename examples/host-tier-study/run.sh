@@ -1,37 +1,40 @@
 #!/usr/bin/env bash
-# The host-tier study (docs/host-tier-study.md): the sessions workload at
+# The host-tier study (docs/host-tier-study.md): closed-loop sessions at
 # growing concurrency, with and without a per-worker host KV tier, under
-# round-robin and kv routing. Runs one `routesim sweep` per arm of arms.tsv
-# into OUT/<arm>, then prints the table and draws the figure.
+# round-robin, Dynamo's kv router and session affinity. For each workload of
+# workloads.tsv and each arm of arms.tsv it runs one `routesim sweep` into
+# OUT/<workload>/<arm>, then writes OUT/<workload>.md (the table) and
+# IMG/host-tier-<workload>.png (the figure).
 #
-#   examples/host-tier-study/run.sh [OUT] [PNG]
+#   examples/host-tier-study/run.sh [OUT] [IMG]
 #
-# Sweeps resume: rerunning with the same OUT only redraws. Deterministic:
-# the same commit gives the same table and the same PNG bytes.
+# ROUTESIM=path uses a built binary instead of building one. Sweeps resume:
+# rerunning with the same OUT only redraws. Deterministic: the same commit
+# gives the same tables and the same PNG bytes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${1:-routesim-out/host-tier-study}
-PNG=${2:-$OUT/host-tier-study.png}
+IMG=${2:-$OUT}
 BIN=${ROUTESIM:-$OUT/routesim}
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$IMG"
 [ -n "${ROUTESIM:-}" ] || go build -o "$BIN" ./cmd/routesim
 
-# The workload and grid every arm shares (the page explains each choice).
+# The grid every workload and arm shares.
 COMMON=(
-  --workload sessions --n 4
-  --system-tokens 1000 --starters 1000000 --starter-tokens 4000
-  --turns 4..8 --new-tokens 300 --output-tokens 300 --think-time 10
-  --duration 600 --warmup 120
+  --workload sessions --n 4 --duration 600 --warmup 120
   --concurrency 16,32,64,96,128,192,256
-  --policy round-robin,kv --seeds 3 --jobs 1 --quiet
+  --policy round-robin,kv,session-affinity --seeds 3 --jobs 1 --quiet
 )
 
-arms=()
-while IFS=$'\t' read -r name flags; do
-  [[ -z "$name" || "$name" == \#* ]] && continue
-  arms+=("$name")
-  # shellcheck disable=SC2086 # an arm's flags are words by design
-  "$BIN" sweep "${COMMON[@]}" $flags --out "$OUT/$name" >"$OUT/$name.log"
-done <examples/host-tier-study/arms.tsv
+rows() { grep -v '^#' "examples/host-tier-study/$1" | grep -v '^[[:space:]]*$'; }
 
-go run ./examples/host-tier-study/report -png "$PNG" "${arms[@]/#/$OUT/}"
+while IFS=$'\t' read -r wl wflags; do
+  dirs=()
+  while IFS=$'\t' read -r arm aflags; do
+    dirs+=("$OUT/$wl/$arm")
+    # shellcheck disable=SC2086 # an arm's and a workload's flags are words by design
+    "$BIN" sweep "${COMMON[@]}" $wflags $aflags --out "$OUT/$wl/$arm" >"$OUT/$wl-$arm.log"
+  done < <(rows arms.tsv)
+  go run ./examples/host-tier-study/report -title "$wl" -png "$IMG/host-tier-$wl.png" "${dirs[@]}" >"$OUT/$wl.md"
+  echo "wrote $OUT/$wl.md and $IMG/host-tier-$wl.png"
+done < <(rows workloads.tsv)

@@ -3,14 +3,17 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"image/png"
 	"math"
 	"os"
+	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/routesim/routesim/plots"
 )
@@ -31,72 +34,103 @@ var panels = []panel{
 	{"completeness", false, true, func(r row) float64 { return r.Completeness }},
 }
 
-// drawFigure draws every panel against concurrency, one curve per arm
-// (colour) and policy (round-robin dashed, others solid), means over
-// seeds, and writes it as a PNG.
-func drawFigure(path string, rows []row) error {
-	type series struct{ arm, pol string }
-	var order []series
-	seen := map[series]bool{}
-	armIdx := map[string]int{}
+// drawFigure draws a grid of small multiples, one row per panel (metric)
+// and one column per arm, each with a curve per policy against
+// concurrency (means over seeds); a row shares its y range. Written as a
+// PNG at the plots package's resolution.
+func drawFigure(path, workload string, rows []row) error {
+	var arms, pols []string
+	seen := map[string]bool{}
 	for _, r := range rows {
-		s := series{r.Arm, r.Policy}
-		if !seen[s] {
-			seen[s] = true
-			order = append(order, s)
+		if !seen["a"+r.Arm] {
+			seen["a"+r.Arm] = true
+			arms = append(arms, r.Arm)
 		}
-		if _, ok := armIdx[r.Arm]; !ok {
-			armIdx[r.Arm] = len(armIdx)
+		if !seen["p"+r.Policy] {
+			seen["p"+r.Policy] = true
+			pols = append(pols, r.Policy)
 		}
 	}
-	fig := plots.Figure{Title: "Closed-loop sessions on 4 × A100-SXM4-40GB, Qwen3-8B (calibrated): " +
-		"per-worker CPU KV tier (vLLM --kv-offloading-size) × routing · means of the seeds"}
+	sort.SliceStable(pols, func(i, j int) bool { return policyLess(pols[i], pols[j]) })
+	grid := make([][]*plot.Plot, len(panels))
+	leg := plot.NewLegend()
+	leg.Top = true
 	for pi, pn := range panels {
-		p := plot.New()
-		p.Y.Label.Text = pn.label
-		p.X.Label.Text = "concurrent users"
-		if pn.log {
-			p.Y.Scale = plot.LogScale{}
-			p.Y.Tick.Marker = logTicks{}
-		}
-		if pn.pct {
-			p.Y.Tick.Marker = pctTicks{}
-		}
-		p.X.Scale = plot.LogScale{} // concurrency doubles: equal steps
-		p.X.Tick.Marker = concTicks(rows)
-		for _, s := range order {
-			var xy plotter.XYs
-			for _, r := range rows {
-				if r.Arm == s.arm && r.Policy == s.pol {
-					xy = append(xy, plotter.XY{X: float64(r.Concurrency), Y: pn.value(r)})
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for ai, arm := range arms {
+			p := plot.New()
+			if ai == 0 {
+				p.Y.Label.Text = pn.label
+			}
+			if pi == len(panels)-1 {
+				p.X.Label.Text = "concurrent users"
+			}
+			p.X.Scale = plot.LogScale{} // concurrency doubles: equal steps
+			p.X.Tick.Marker = concTicks(rows)
+			if pn.log {
+				p.Y.Scale = plot.LogScale{}
+				p.Y.Tick.Marker = logTicks{}
+			}
+			if pn.pct {
+				p.Y.Tick.Marker = pctTicks{}
+			}
+			for k, pol := range pols {
+				var xy plotter.XYs
+				for _, r := range rows {
+					if r.Arm == arm && r.Policy == pol {
+						xy = append(xy, plotter.XY{X: float64(r.Concurrency), Y: pn.value(r)})
+					}
+				}
+				if len(xy) == 0 {
+					continue
+				}
+				l, sc, err := plotter.NewLinePoints(xy)
+				if err != nil {
+					return fmt.Errorf("%s %s %s: %w", pn.label, arm, pol, err)
+				}
+				l.Color, sc.Color = plotutil.Color(k), plotutil.Color(k)
+				l.Width = vg.Points(1.5)
+				l.Dashes = plotutil.Dashes(k)
+				sc.Shape = plotutil.Shape(k)
+				p.Add(l, sc)
+				if pi == 0 && ai == 0 {
+					leg.Add(pol, l, sc)
 				}
 			}
-			l, sc, err := plotter.NewLinePoints(xy)
-			if err != nil {
-				return fmt.Errorf("%s %s %s: %w", pn.label, s.arm, s.pol, err)
-			}
-			col := plotutil.Color(armIdx[s.arm])
-			l.Color, sc.Color = col, col
-			// Earlier arms drawn wider, so an arm that coincides with
-			// one before it (a tier too small to matter) leaves it visible.
-			l.Width = vg.Points(math.Max(1.2, 3.5-1.1*float64(armIdx[s.arm])))
-			sc.Shape = draw.CircleGlyph{}
-			if s.pol == "round-robin" {
-				l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-				sc.Shape = draw.BoxGlyph{}
-			}
-			p.Add(l, sc)
-			if pi == 0 {
-				p.Legend.Add(s.arm+" · "+s.pol, l, sc)
+			lo, hi = math.Min(lo, p.Y.Min), math.Max(hi, p.Y.Max)
+			grid[pi] = append(grid[pi], p)
+		}
+		for _, p := range grid[pi] {
+			p.Y.Min, p.Y.Max = lo, hi
+		}
+	}
+	const rowH, titleH, headH = 5.2 * vg.Centimeter, 1.8 * vg.Centimeter, 0.7 * vg.Centimeter
+	w, h := 30*vg.Centimeter, titleH+headH+vg.Length(len(panels))*rowH
+	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(plots.PNGDPI))
+	dc := draw.New(c)
+	title := plot.New().Title.TextStyle
+	title.XAlign, title.YAlign = draw.XLeft, draw.YTop
+	dc.FillText(title, vg.Point{X: 3 * vg.Millimeter, Y: h - 2*vg.Millimeter},
+		"Closed-loop sessions ("+workload+") on 4 × A100-SXM4-40GB, Qwen3-8B (calibrated profile)\n"+
+			"one column per host-tier arm (vLLM --kv-offloading-size per worker), one curve per router; means of the seeds")
+	leg.Draw(draw.Crop(dc, 0, -3*vg.Millimeter, h-titleH, -vg.Millimeter))
+	body := draw.Crop(dc, 0, 0, 0, -titleH-headH)
+	tiles := draw.Tiles{Rows: len(panels), Cols: len(arms), PadX: vg.Millimeter, PadY: 2 * vg.Millimeter,
+		PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: 2 * vg.Millimeter}
+	canvases := plot.Align(grid, tiles, body)
+	head := plot.New().Title.TextStyle
+	head.XAlign, head.YAlign = draw.XCenter, draw.YTop
+	for i := range grid {
+		for j, p := range grid[i] {
+			p.Draw(canvases[i][j])
+			if i == 0 { // column header over the data area, one baseline for all
+				d := p.DataCanvas(canvases[i][j])
+				dc.FillText(head, vg.Point{X: (d.Min.X + d.Max.X) / 2, Y: h - titleH}, arms[j])
 			}
 		}
-		p.Legend.Top = true
-		p.Legend.Left = true
-		fig.Panels = append(fig.Panels, plots.Panel{Plot: p, Height: 6 * vg.Centimeter})
 	}
-	fig.Panels[0].Height = 10 * vg.Centimeter // room for the legend
 	var buf bytes.Buffer
-	if err := fig.Render(&buf, "png"); err != nil {
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, c.Image()); err != nil {
 		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
@@ -137,11 +171,13 @@ func (pctTicks) Ticks(lo, hi float64) []plot.Tick {
 	return out
 }
 
-// logTicks labels a log axis at 1, 2 and 5 × 10^k.
+// logTicks labels a log axis at 1, 2 and 5 × 10^k, or only at powers
+// of ten when it spans more than two decades.
 type logTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	wide := hi/lo > 300
 	var out []plot.Tick
 	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
 		for _, m := range []float64{1, 2, 3, 4, 5, 6, 7, 8, 9} {
@@ -150,7 +186,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 				continue
 			}
 			t := plot.Tick{Value: v}
-			if m == 1 || m == 2 || m == 5 {
+			if m == 1 || !wide && (m == 2 || m == 5) {
 				t.Label = fmt.Sprintf("%g", v)
 			}
 			out = append(out, t)

@@ -4,7 +4,7 @@
 // concurrency) and draws its figure. Output depends only on the point
 // files, so the same sweeps give the same bytes.
 //
-//	go run ./examples/host-tier-study/report -png OUT.png DIR...
+//	go run ./examples/host-tier-study/report [-title NAME] [-png OUT.png] DIR...
 package main
 
 import (
@@ -19,19 +19,20 @@ import (
 )
 
 func main() {
-	png := flag.String("png", "", "write the figure here (and an .svg beside it); empty: table only")
+	png := flag.String("png", "", "write the figure here; empty: table only")
+	title := flag.String("title", "", "the workload's name, for the figure's title")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: report [-png FILE] ARM_DIR...")
+		fmt.Fprintln(os.Stderr, "usage: report [-title NAME] [-png FILE] ARM_DIR...")
 		os.Exit(2)
 	}
-	if err := run(os.Stdout, *png, flag.Args()); err != nil {
+	if err := run(os.Stdout, *png, *title, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
 }
 
-func run(w io.Writer, png string, dirs []string) error {
+func run(w io.Writer, png, title string, dirs []string) error {
 	var rows []row
 	for _, d := range dirs {
 		rs, err := readArm(d)
@@ -44,7 +45,7 @@ func run(w io.Writer, png string, dirs []string) error {
 	if png == "" {
 		return nil
 	}
-	return drawFigure(png, rows)
+	return drawFigure(png, title, rows)
 }
 
 // readArm reads every point file of one sweep directory.
