@@ -76,7 +76,7 @@ func (o RunDir) Write(spec *scenario.Spec, st *scenario.Built, res *sim.Result, 
 		name  string
 		write func(io.Writer) error
 	}{
-		{"requests.csv", func(w io.Writer) error { return WriteRequestsCSV(w, res.Records) }},
+		{"requests.csv", func(w io.Writer) error { return WriteRequestsCSV(w, res.Records, sum.KVTiers != nil) }},
 		{"summary.csv", func(w io.Writer) error { return WriteSummaryCSV(w, sum) }},
 		{"summary.json", func(w io.Writer) error { return WriteJSON(w, sum) }},
 		{"profile_export_aiperf.json", func(w io.Writer) error {

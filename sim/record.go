@@ -68,6 +68,11 @@ type Record struct {
 	// Attempts lists the rejected attempts that the client retried, oldest
 	// first; the final attempt's outcome is Status.
 	Attempts []Attempt
+
+	// CachedHostTokens and CachedDiskTokens are the part of CachedTokens
+	// loaded from the host and disk KV tiers at the request's first
+	// admission (the rest were GPU hits); 0 without such tiers.
+	CachedHostTokens, CachedDiskTokens int
 }
 
 // Attempt is one rejected try of a request that was re-sent.
