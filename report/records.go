@@ -120,6 +120,18 @@ func SummaryFields(s *sim.Summary) []Field {
 	f("busy_mean", "fraction", mean)
 	f("busy_min", "fraction", lo)
 	f("busy_max", "fraction", hi)
+	if k := s.KVTiers; k != nil {
+		// A run with a KV tier below the GPU: hit rates by tier (the
+		// completed requests' prompt tokens each tier served) and the bytes
+		// each tier below the GPU moved, its medium in the name.
+		f("kv_gpu_hit_rate", "fraction", k.GPUHitRate)
+		for _, t := range k.Tiers {
+			m := "kv_" + strings.ToLower(t.Medium)
+			f(m+"_hit_rate", "fraction", t.HitRate)
+			f(m+"_bytes_stored", "bytes", t.BytesStored)
+			f(m+"_bytes_loaded", "bytes", t.BytesLoaded)
+		}
+	}
 	if u := s.Uncertainty; u != nil {
 		// --uncertainty: each banded statistic's 10th and 90th percentile
 		// over the coefficient draws (null where undefined).
