@@ -22,13 +22,16 @@ type TierStats struct {
 	BlockBytes int64 // bytes one block copy moves
 	Stored     int   // blocks written into the tier
 	Loaded     int   // blocks read from the tier towards the GPU
+	// StoreOps and LoadOps are the copies (transfers) those took.
+	StoreOps, LoadOps int
 }
 
-// tiers lists a worker's tiers below the GPU, in Medium order.
-func (s *WorkerStats) tiers() []TierStats {
+// Tiers lists a worker's tiers below the GPU, in Medium order.
+func (s *WorkerStats) Tiers() []TierStats {
 	var out []TierStats
 	if h := s.Host; h != nil {
-		out = append(out, TierStats{Medium: MediumCPU, Blocks: h.Blocks, BlockBytes: h.BlockBytes, Stored: h.StoredBlocks, Loaded: h.LoadedBlocks})
+		out = append(out, TierStats{Medium: MediumCPU, Blocks: h.Blocks, BlockBytes: h.BlockBytes,
+			Stored: h.StoredBlocks, Loaded: h.LoadedBlocks, StoreOps: h.StoreOps, LoadOps: h.LoadOps})
 	}
 	return out
 }
@@ -76,7 +79,7 @@ func kvTiers(res *Result) *KVTiers {
 	var byMedium [MediumDisk + 1]*TierSummary
 	found := false
 	for i := range res.Workers {
-		for _, t := range res.Workers[i].tiers() {
+		for _, t := range res.Workers[i].Tiers() {
 			s := byMedium[t.Medium]
 			if s == nil {
 				s = &TierSummary{Medium: t.Medium.String(), BlockBytes: t.BlockBytes}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/routesim/routesim/report"
 	"github.com/routesim/routesim/sim"
 )
 
@@ -53,6 +54,9 @@ func TestTierOutputs(t *testing.T) {
 				}
 				if sum.KVTiers != nil {
 					t.Errorf("kv_tiers in a run without a tier: %+v", sum.KVTiers)
+				}
+				if _, err := os.Stat(filepath.Join(dir, report.ServerMetricsFile)); err == nil {
+					t.Errorf("%s in a run without a tier", report.ServerMetricsFile)
 				}
 				return
 			}
@@ -107,6 +111,28 @@ func TestTierOutputs(t *testing.T) {
 			// sent back to the queue, or that never complete).
 			if block := int64(64); c.HitTokens%block != 0 || c.HitTokens > int64(c.LoadedBlocks)*block {
 				t.Errorf("%d host hit tokens from %d blocks of %d tokens", c.HitTokens, c.LoadedBlocks, block)
+			}
+			// server_metrics_export.json: vLLM's transfer-size histograms
+			// add up, over the workers, to the bytes kv_tiers reports.
+			var sm struct {
+				Metrics map[string]struct {
+					Series []struct{ Stats map[string]float64 }
+				}
+			}
+			if b, err = os.ReadFile(filepath.Join(dir, report.ServerMetricsFile)); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &sm); err != nil {
+				t.Fatal(err)
+			}
+			for name, want := range map[string]float64{"vllm:kv_offload_size_cpu_to_gpu": c.BytesLoaded, "vllm:kv_offload_size_gpu_to_cpu": c.BytesStored} {
+				got := 0.0
+				for _, se := range sm.Metrics[name].Series {
+					got += se.Stats["sum"]
+				}
+				if len(sm.Metrics[name].Series) != 2 || got != want {
+					t.Errorf("%s: %d series summing to %g bytes, want 2 and %g", name, len(sm.Metrics[name].Series), got, want)
+				}
 			}
 			row := readCSV(t, filepath.Join(dir, "summary.csv"))[0]
 			if row["kv_cpu_bytes_loaded"] != strconv.FormatFloat(c.BytesLoaded, 'g', -1, 64) || row["kv_cpu_hit_rate"] == "" || row["kv_gpu_hit_rate"] == "" {
