@@ -28,12 +28,13 @@ type RequestColumn struct {
 	Unit     string // "" for counts, indices and labels
 	Kind     ColumnKind
 	Optional bool
-	// Tiered columns are in the tables of runs with a KV tier below the
-	// GPU only (RequestColumns), so a run without one keeps its columns.
-	Tiered bool
 	Int      func(*sim.Record) (int64, bool)
 	Float    func(*sim.Record) (float64, bool)
 	Str      func(*sim.Record) (string, bool)
+
+	// Tiered columns are in the tables of runs with a KV tier below the
+	// GPU only (RequestColumns), so a run without one keeps its columns.
+	Tiered bool
 }
 
 // ns is a time since the trace start, which does not exist when the

@@ -101,9 +101,13 @@ func loadedBlocks(t sim.TierStats) (int64, float64) { return int64(t.Loaded), fl
 var tierMetrics = map[sim.Medium][]tierMetric{
 	sim.MediumCPU: {
 		{"vllm:kv_offload_size_gpu_to_cpu", "histogram", "bytes", "bytes per GPU → CPU transfer (vLLM's CPU offloading)",
-			func(t sim.TierStats) (int64, float64) { return int64(t.StoreOps), float64(t.Stored) * float64(t.BlockBytes) }},
+			func(t sim.TierStats) (int64, float64) {
+				return int64(t.StoreOps), float64(t.Stored) * float64(t.BlockBytes)
+			}},
 		{"vllm:kv_offload_size_cpu_to_gpu", "histogram", "bytes", "bytes per CPU → GPU transfer (vLLM's CPU offloading)",
-			func(t sim.TierStats) (int64, float64) { return int64(t.LoadOps), float64(t.Loaded) * float64(t.BlockBytes) }},
+			func(t sim.TierStats) (int64, float64) {
+				return int64(t.LoadOps), float64(t.Loaded) * float64(t.BlockBytes)
+			}},
 		{"vllm:kv_offload_num_gpu_to_cpu", "counter", "", "GPU → CPU transfers",
 			func(t sim.TierStats) (int64, float64) { return int64(t.StoreOps), float64(t.StoreOps) }},
 		{"vllm:kv_offload_num_cpu_to_gpu", "counter", "", "CPU → GPU transfers",
