@@ -26,7 +26,9 @@ import (
 //     OffloadPromMetrics): histograms vllm:kv_offload_size_gpu_to_cpu and
 //     vllm:kv_offload_size_cpu_to_gpu (bytes per transfer) and counters
 //     vllm:kv_offload_num_gpu_to_cpu and vllm:kv_offload_num_cpu_to_gpu
-//     (transfers).
+//     (transfers). A transfer's size there is its blocks × the bytes of a
+//     block over every GPU of the worker (calculate_bytes_per_block
+//     multiplies by the world size), which is TierStats.BlockBytes.
 //   - Dynamo KVBM, its host (CPU_PINNED) and disk (DISK) tiers, by the
 //     counters AIPerf's server-metrics reference lists for it (ai-dynamo/aiperf
 //     docs/server-metrics/server-metrics-reference.md @ 13992dbd, "KVBM"):
