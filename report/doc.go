@@ -14,6 +14,9 @@
 //   - aiperf.go: the AIPerf 0.8 summary export shape, same metric names,
 //     units and percentile keys, so AIPerf tooling reads simulated runs.
 //   - nvml.go: the simulated GPU samples as nvml.csv.
+//   - servermetrics.go: a run with a KV tier below the GPU also writes
+//     server_metrics_export.json, the tiers' traffic under the metric
+//     names their servers publish, in AIPerf's server-metrics shape.
 //   - rundir.go: a run's output directory (RunDir.Write): every file
 //     above plus the manifest, written all at once.
 //   - jsonfile.go: WriteJSON, the indented JSON every readable file uses.

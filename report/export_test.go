@@ -22,14 +22,14 @@ func records() ([]sim.Record, *sim.Summary) {
 func TestRequestsCSVRoundTrips(t *testing.T) {
 	recs, _ := records()
 	var buf bytes.Buffer
-	if err := WriteRequestsCSV(&buf, recs); err != nil {
+	if err := WriteRequestsCSV(&buf, recs, false); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 3 || len(rows[0]) != len(RequestSchema) {
+	if len(rows) != 3 || len(rows[0]) != len(RequestColumns(false)) {
 		t.Fatalf("%d rows of %d columns", len(rows), len(rows[0]))
 	}
 	col := map[string]int{}
@@ -110,7 +110,7 @@ func TestRequestNulls(t *testing.T) {
 	recs[1].Dispatched = -1 // as the simulator leaves a request refused up front
 	recs = append(recs, timeout)
 	var buf bytes.Buffer
-	if err := WriteRequestsCSV(&buf, recs); err != nil {
+	if err := WriteRequestsCSV(&buf, recs, true); err != nil { // every column
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()

@@ -11,23 +11,25 @@ import (
 )
 
 // WriteRequestsCSV writes requests.csv: one row per record, the columns
-// of RequestSchema. Times are integer ns since the trace start, latencies
+// of RequestColumns(tiered) (tiered: the run has a KV tier below the
+// GPU). Times are integer ns since the trace start, latencies
 // float ms; a value that does not exist (a stage never reached, the TTFT
 // of a refused request) is an empty field.
-func WriteRequestsCSV(w io.Writer, recs []sim.Record) error {
+func WriteRequestsCSV(w io.Writer, recs []sim.Record, tiered bool) error {
+	cols := RequestColumns(tiered)
 	cw := csv.NewWriter(w)
-	head := make([]string, len(RequestSchema))
-	for i, c := range RequestSchema {
+	head := make([]string, len(cols))
+	for i, c := range cols {
 		head[i] = c.Name
 	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
-	row := make([]string, len(RequestSchema))
+	row := make([]string, len(cols))
 	for i := range recs {
 		r := &recs[i]
-		for k := range RequestSchema {
-			row[k] = RequestSchema[k].Value(r)
+		for k := range cols {
+			row[k] = cols[k].Value(r)
 		}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -118,6 +120,18 @@ func SummaryFields(s *sim.Summary) []Field {
 	f("busy_mean", "fraction", mean)
 	f("busy_min", "fraction", lo)
 	f("busy_max", "fraction", hi)
+	if k := s.KVTiers; k != nil {
+		// A run with a KV tier below the GPU: hit rates by tier (the
+		// completed requests' prompt tokens each tier served) and the bytes
+		// each tier below the GPU moved, its medium in the name.
+		f("kv_gpu_hit_rate", "fraction", k.GPUHitRate)
+		for _, t := range k.Tiers {
+			m := "kv_" + strings.ToLower(t.Medium)
+			f(m+"_hit_rate", "fraction", t.HitRate)
+			f(m+"_bytes_stored", "bytes", t.BytesStored)
+			f(m+"_bytes_loaded", "bytes", t.BytesLoaded)
+		}
+	}
 	if u := s.Uncertainty; u != nil {
 		// --uncertainty: each banded statistic's 10th and 90th percentile
 		// over the coefficient draws (null where undefined).

@@ -31,6 +31,10 @@ type RequestColumn struct {
 	Int      func(*sim.Record) (int64, bool)
 	Float    func(*sim.Record) (float64, bool)
 	Str      func(*sim.Record) (string, bool)
+
+	// Tiered columns are in the tables of runs with a KV tier below the
+	// GPU only (RequestColumns), so a run without one keeps its columns.
+	Tiered bool
 }
 
 // ns is a time since the trace start, which does not exist when the
@@ -54,6 +58,14 @@ var RequestSchema = []RequestColumn{
 	{Name: "input_tokens", Unit: "tokens", Kind: ColInt, Int: func(r *sim.Record) (int64, bool) { return count(r.InputTokens) }},
 	{Name: "output_tokens", Unit: "tokens", Kind: ColInt, Int: func(r *sim.Record) (int64, bool) { return count(r.OutputTokens) }},
 	{Name: "cached_tokens", Unit: "tokens", Kind: ColInt, Int: func(r *sim.Record) (int64, bool) { return count(r.CachedTokens) }},
+	// cached_{gpu,host,disk}_tokens split cached_tokens by the tier that
+	// served them at the request's first admission (runs with a tier
+	// below the GPU only).
+	{Name: "cached_gpu_tokens", Unit: "tokens", Kind: ColInt, Tiered: true, Int: func(r *sim.Record) (int64, bool) {
+		return count(r.CachedTokens - r.CachedHostTokens - r.CachedDiskTokens)
+	}},
+	{Name: "cached_host_tokens", Unit: "tokens", Kind: ColInt, Tiered: true, Int: func(r *sim.Record) (int64, bool) { return count(r.CachedHostTokens) }},
+	{Name: "cached_disk_tokens", Unit: "tokens", Kind: ColInt, Tiered: true, Int: func(r *sim.Record) (int64, bool) { return count(r.CachedDiskTokens) }},
 	{Name: "preemptions", Kind: ColInt, Int: func(r *sim.Record) (int64, bool) { return count(r.Preemptions) }},
 	{Name: "arrival_ns", Unit: "ns", Kind: ColInt, Int: func(r *sim.Record) (int64, bool) { return int64(r.Arrival), true }},
 	{Name: "routed_ns", Unit: "ns", Kind: ColInt, Optional: true, Int: func(r *sim.Record) (int64, bool) { return ns(r.Routed) }},
@@ -71,6 +83,21 @@ var RequestSchema = []RequestColumn{
 	// rejected_attempts: the retried rejections, "t_ns:status" joined by
 	// ";" — an empty list ("") when there were none.
 	{Name: "rejected_attempts", Kind: ColString, Str: func(r *sim.Record) (string, bool) { return attemptLog(r.Attempts), true }},
+}
+
+// RequestColumns is RequestSchema for a run with (tiered) or without a
+// KV tier below the GPU: without one, the Tiered columns are left out.
+func RequestColumns(tiered bool) []RequestColumn {
+	if tiered {
+		return RequestSchema
+	}
+	out := make([]RequestColumn, 0, len(RequestSchema))
+	for _, c := range RequestSchema {
+		if !c.Tiered {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Value returns column c of record r as CSV text: "" where the value does

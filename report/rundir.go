@@ -12,7 +12,8 @@ import (
 )
 
 // RunFiles are the files a run's output directory holds (routesim run
-// --out DIR), in the order RunDir.Write writes them.
+// --out DIR), in the order RunDir.Write writes them; a run with a KV tier
+// below the GPU adds ServerMetricsFile after profile_export.jsonl.
 var RunFiles = []string{"requests.csv", "summary.csv", "summary.json", "profile_export_aiperf.json", "profile_export.jsonl", "nvml.csv", "manifest.json"}
 
 // RunManifest is a run directory's manifest.json: everything needed to
@@ -72,24 +73,31 @@ func (o RunDir) Write(spec *scenario.Spec, st *scenario.Built, res *sim.Result, 
 		Samples: res.GPU, TP: st.Deploy.TP, GPUName: st.Deploy.GPU.Name,
 		PowerW: st.Profile.PowerAt, MemUsedBytes: st.MemoryUsedBytes(),
 	}
-	steps := []struct {
+	type step struct {
 		name  string
 		write func(io.Writer) error
-	}{
-		{"requests.csv", func(w io.Writer) error { return WriteRequestsCSV(w, res.Records) }},
+	}
+	aiperf := AIPerfRun{
+		Generator: "routesim " + o.Version, Start: o.Start, Model: ModelID(st.Deploy.Model),
+		Dataset: ti.Name, FixedSchedule: st.Work != nil, Seed: spec.Seed,
+		Command: o.Command, ArtifactDir: dir, Settings: spec, NVML: &nv,
+	}
+	steps := []step{
+		{"requests.csv", func(w io.Writer) error { return WriteRequestsCSV(w, res.Records, sum.KVTiers != nil) }},
 		{"summary.csv", func(w io.Writer) error { return WriteSummaryCSV(w, sum) }},
 		{"summary.json", func(w io.Writer) error { return WriteJSON(w, sum) }},
 		{"profile_export_aiperf.json", func(w io.Writer) error {
-			return WriteAIPerf(w, res.Records, sum, AIPerfRun{
-				Generator: "routesim " + o.Version, Start: o.Start, Model: ModelID(st.Deploy.Model),
-				Dataset: ti.Name, FixedSchedule: st.Work != nil, Seed: spec.Seed,
-				Command: o.Command, ArtifactDir: dir, Settings: spec, NVML: &nv,
-			})
+			return WriteAIPerf(w, res.Records, sum, aiperf)
 		}},
 		{"profile_export.jsonl", func(w io.Writer) error { return WriteAIPerfRecords(w, res.Records, o.Start) }},
-		{"nvml.csv", func(w io.Writer) error { return WriteNvidiaSmiCSV(w, nv, o.Start) }},
-		{"manifest.json", func(w io.Writer) error { return WriteJSON(w, m) }},
 	}
+	if sum.KVTiers != nil {
+		steps = append(steps, step{ServerMetricsFile, func(w io.Writer) error { return WriteServerMetrics(w, res, sum.DurationS, aiperf) }})
+	}
+	steps = append(steps,
+		step{"nvml.csv", func(w io.Writer) error { return WriteNvidiaSmiCSV(w, nv, o.Start) }},
+		step{"manifest.json", func(w io.Writer) error { return WriteJSON(w, m) }},
+	)
 	for _, s := range steps {
 		w, err := d.Create(s.name)
 		if err == nil {

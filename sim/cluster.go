@@ -289,7 +289,7 @@ func (c *cluster) record(i int32, r *reqState) Record {
 		ID: int(i), Line: r.job.Line, Arrival: r.job.Arrival, Routed: r.routed, Dispatched: r.dispatched, QueueNs: r.queueNs,
 		Worker: int(r.worker), FirstToken: r.firstToken, SecondToken: r.secondToken, End: r.end,
 		InputTokens: r.job.InputTokens, OutputTokens: r.job.OutputTokens,
-		CachedTokens: r.cached, Preemptions: r.preemptions, Status: r.status, HTTPCode: c.httpCode(r.status), Reason: r.reason, Attempts: r.attempts,
+		CachedTokens: r.cached, CachedHostTokens: r.tierTokens(r.cachedHost), CachedDiskTokens: r.tierTokens(r.cachedDisk), Preemptions: r.preemptions, Status: r.status, HTTPCode: c.httpCode(r.status), Reason: r.reason, Attempts: r.attempts,
 	}
 }
 

@@ -46,7 +46,9 @@
 //     the OffloadingConnector): write-through, LRU, loads deferred to a step
 //     boundary; and the hooks the scheduler and the cluster call into it.
 //     medium.go names the tier a KV event speaks for (Medium), so each
-//     router can make of it what its release does.
+//     router can make of it what its release does. tiersummary.go adds up
+//     the prompt tokens each tier served and the bytes each tier below the
+//     GPU moved (Summary.KVTiers), keyed by medium.
 //   - job.go, store.go — the prepared requests (Workload, Job; built by
 //     package workload, trace prompts in compact form) and their per-run
 //     state, with the recycled buffers prompts are expanded into.

@@ -115,6 +115,10 @@ type HostStats struct {
 	Evictions     int   // blocks evicted from the tier
 	PeakBlocks    int   // most blocks held at once
 	Unstalls      int   // waiting requests whose GPU blocks were freed so one could run (unstall)
+	// StoreOps and LoadOps count the copies issued each way (one per
+	// request per step that stores, one per request load), as vLLM's
+	// connector counts its transfers.
+	StoreOps, LoadOps int
 }
 
 // hostTier is a worker's CPU tier at run time. Blocks live in slots; a
@@ -248,6 +252,7 @@ func (h *hostTier) store(all []uint64, from int, at Time) {
 		h.pushTail(s)
 	}
 	h.stats.StoredBlocks += m
+	h.stats.StoreOps++
 	h.stats.PeakBlocks = max(h.stats.PeakBlocks, h.held())
 	h.touch(all)
 }
@@ -268,6 +273,7 @@ func (h *hostTier) load(hashes []uint64, now Time) Time {
 	start := max(now, h.h2d)
 	h.h2d = start + durationOf(float64(len(hashes))*h.cfg.BlockNs)
 	h.stats.LoadedBlocks += len(hashes)
+	h.stats.LoadOps++
 	return h.h2d
 }
 

@@ -57,6 +57,9 @@ func (w *worker) hostAdmit(ri int32, r *reqState, budget *int) (handled, stop bo
 	r.table = w.kv.Acquire(r.table[:0], r.blocks[:hits])
 	r.table, _ = w.kv.Grow(r.table, hh)
 	r.computed, r.committed = (hits+hh)*B, hits
+	if !r.admitted {
+		r.cachedHost = int32(hh * B) // counted once it is admitted with them (enter)
+	}
 	done := h.load(r.blocks[hits:hits+hh], h.now)
 	h.loads = append(h.loads, hostLoad{req: ri, done: done, from: hits, n: hh})
 	h.kicks = append(h.kicks, done)
@@ -101,6 +104,9 @@ func (w *worker) dropBlocks(r *reqState) {
 	w.kv.Release(r.table)
 	r.table = r.table[:0]
 	r.computed, r.committed = 0, 0
+	if !r.admitted {
+		r.cachedHost = 0
+	}
 }
 
 // enter moves waiting request ri, its blocks in hand, into the step with

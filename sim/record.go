@@ -68,6 +68,14 @@ type Record struct {
 	// Attempts lists the rejected attempts that the client retried, oldest
 	// first; the final attempt's outcome is Status.
 	Attempts []Attempt
+
+	// CachedHostTokens and CachedDiskTokens are the part of CachedTokens
+	// loaded from the host and disk KV tiers at the request's first
+	// admission (the rest were GPU hits); 0 without such tiers (left out
+	// of JSON then, so a sweep's point files without a tier keep their
+	// bytes).
+	CachedHostTokens int `json:",omitempty"`
+	CachedDiskTokens int `json:",omitempty"`
 }
 
 // Attempt is one rejected try of a request that was re-sent.

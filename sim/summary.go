@@ -43,6 +43,10 @@ type Summary struct {
 	// HostTier sums the workers' CPU KV tiers (vLLM's KV offloading;
 	// nil: none).
 	HostTier *HostTierSummary `json:"host_tier,omitempty"`
+	// KVTiers is where the completed requests' prompt tokens came from
+	// (GPU, host, disk) and the bytes each tier below the GPU moved (nil:
+	// no such tier).
+	KVTiers *KVTiers `json:"kv_tiers,omitempty"`
 	// Uncertainty holds the model-uncertainty bands when the run drew
 	// coefficient sets from its profile's posterior (--uncertainty K).
 	Uncertainty *Bands `json:"uncertainty,omitempty"`
@@ -155,6 +159,7 @@ func Summarize(res *Result) Summary {
 		s.Workers = append(s.Workers, ws)
 		s.HostTier = s.HostTier.add(w.Host)
 	}
+	s.KVTiers = kvTiers(res)
 	if looked > 0 {
 		s.PrefixHitRate = float64(hit) / float64(looked)
 	}

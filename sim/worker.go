@@ -62,6 +62,10 @@ type reqState struct {
 	preemptions int
 	admitted    bool
 	deadline    Time // when the client gives up on the current send (0 = never)
+
+	// cachedHost and cachedDisk are the part of cached loaded from the
+	// host and disk tiers (GPU hits = cached − cachedHost − cachedDisk).
+	cachedHost, cachedDisk int32
 }
 
 // numTokens is the sequence length known so far: the prompt plus sampled

@@ -231,11 +231,18 @@ func tableMeta(table, rows string) []parquet.KeyValue {
 }
 
 // requestColumns: one row per request of every point — the point's axes,
-// then every column of report.RequestSchema (requests.csv's columns).
+// then requests.csv's columns (report.RequestColumns: the tier columns
+// when the sweep's runs have a KV tier below the GPU; every point shares
+// the engine settings).
 func requestColumns(m *Manifest, results []Result) []parquet.Column {
+	tiered := false
+	for i := range results {
+		tiered = tiered || results[i].Summary.KVTiers != nil
+	}
+	schema := report.RequestColumns(tiered)
 	c := axisColumns()
 	na := len(c)
-	for _, rc := range report.RequestSchema {
+	for _, rc := range schema {
 		col := parquet.Column{Name: rc.Name, Unit: rc.Unit}
 		switch rc.Kind {
 		case report.ColInt:
@@ -254,8 +261,8 @@ func requestColumns(m *Manifest, results []Result) []parquet.Column {
 		for i := range r.Records {
 			rec := &r.Records[i]
 			appendAxes(c, m, r.Point)
-			for k := range report.RequestSchema {
-				rc, col := &report.RequestSchema[k], &c[na+k]
+			for k := range schema {
+				rc, col := &schema[k], &c[na+k]
 				var ok bool
 				switch rc.Kind {
 				case report.ColInt:

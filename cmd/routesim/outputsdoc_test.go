@@ -31,7 +31,7 @@ func TestOutputsDocNamesEveryColumn(t *testing.T) {
 			t.Errorf("point column %s is not in docs/outputs.md", a)
 		}
 	}
-	s := sim.Summary{Uncertainty: &sim.Bands{}}
+	s := sim.Summary{Uncertainty: &sim.Bands{}, KVTiers: &sim.KVTiers{Tiers: []sim.TierSummary{{Medium: "CPU"}, {Medium: "CPU_PINNED"}, {Medium: "DISK"}}}}
 	for _, f := range report.SummaryFields(&s) {
 		name := f.Name
 		if base, ok := strings.CutSuffix(name, "_band_lo"); ok {

@@ -246,7 +246,8 @@ func checkRunOutputs(out, decisions string) error {
 	}
 	files := []outputFile{{"--trace-decisions " + decisions, decisions}}
 	if out != "" {
-		files = append(dirOutputs("--out", out, report.RunFiles...), files...)
+		names := append(slices.Clone(report.RunFiles), report.ServerMetricsFile) // written when a tier is on
+		files = append(dirOutputs("--out", out, names...), files...)
 	}
 	if err := checkOutputs(files); err != nil {
 		return err
