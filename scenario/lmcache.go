@@ -18,13 +18,13 @@ func (s *Spec) checkLMCache() []error {
 		errs = append(errs, inputerr.Fieldf("lmcache_chunk_size", "%d must be in [1, %d] tokens (0 = LMCache's %d)", chunk, sim.MaxLMCacheChunkSize, sim.LMCacheDefaultChunkSize))
 	}
 	if g == 0 && chunk != 0 {
-		errs = append(errs, inputerr.Fieldf("lmcache_chunk_size", "needs lmcache_max_local_cpu_size (the LMCache tier)"))
+		errs = append(errs, inputerr.Fieldf("lmcache_chunk_size", "needs `lmcache_max_local_cpu_size` (the LMCache tier)"))
 	}
 	if g == 0 && s.LMCacheWarm {
-		errs = append(errs, inputerr.Fieldf("lmcache_warm", "needs lmcache_max_local_cpu_size (the LMCache tier)"))
+		errs = append(errs, inputerr.Fieldf("lmcache_warm", "needs `lmcache_max_local_cpu_size` (the LMCache tier)"))
 	}
 	if g != 0 && s.KVOffloadingSizeGiB != 0 {
-		errs = append(errs, inputerr.Fieldf("lmcache_max_local_cpu_size", "and kv_offloading_size_gib are two CPU tiers for one worker (LMCache's and vLLM's native one): choose one"))
+		errs = append(errs, inputerr.Fieldf("lmcache_max_local_cpu_size", "and `kv_offloading_size_gib` are two CPU tiers for one worker (LMCache's and vLLM's native one): choose one"))
 	}
 	return errs
 }

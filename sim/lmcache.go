@@ -74,7 +74,7 @@ func (l LMCacheConfig) validate(w WorkerConfig) []error {
 		errs = append(errs, inputerr.Fieldf("lmcache_max_local_cpu_size", "is LMCache's through vLLM: it needs `engine` vllm"))
 	}
 	if w.HostTier.on() {
-		errs = append(errs, inputerr.Fieldf("lmcache_max_local_cpu_size", "and kv_offloading_size_gib are two CPU tiers for one worker: choose one"))
+		errs = append(errs, inputerr.Fieldf("lmcache_max_local_cpu_size", "and `kv_offloading_size_gib` are two CPU tiers for one worker: choose one"))
 	}
 	if l.Chunks < 1 || l.ChunkBlocks < 1 || l.ChunkBytes < 1 || !(l.ChunkNs > 0) || math.IsInf(l.ChunkNs, 0) {
 		errs = append(errs, inputerr.Fieldf("lmcache_max_local_cpu_size", "an LMCache tier of %d chunks of %d blocks (%d bytes, copied in %g ns): want ≥ 1 chunk of ≥ 1 block, ≥ 1 byte and a finite time > 0", l.Chunks, l.ChunkBlocks, l.ChunkBytes, l.ChunkNs))
@@ -96,9 +96,9 @@ func lmcacheConfig(dep model.Deployment, f EngineFlags) (LMCacheConfig, error) {
 	if gib == 0 {
 		switch {
 		case chunk != 0:
-			return LMCacheConfig{}, inputerr.Fieldf("lmcache_chunk_size", "needs lmcache_max_local_cpu_size (the LMCache tier)")
+			return LMCacheConfig{}, inputerr.Fieldf("lmcache_chunk_size", "needs `lmcache_max_local_cpu_size` (the LMCache tier)")
 		case f.LMCacheWarm:
-			return LMCacheConfig{}, inputerr.Fieldf("lmcache_warm", "needs lmcache_max_local_cpu_size (the LMCache tier)")
+			return LMCacheConfig{}, inputerr.Fieldf("lmcache_warm", "needs `lmcache_max_local_cpu_size` (the LMCache tier)")
 		}
 		return LMCacheConfig{}, nil
 	}
@@ -113,7 +113,7 @@ func lmcacheConfig(dep model.Deployment, f EngineFlags) (LMCacheConfig, error) {
 	case f.Engine != VLLM:
 		return LMCacheConfig{}, inputerr.Fieldf("lmcache_max_local_cpu_size", "is LMCache's through vLLM: it needs `engine` vllm")
 	case f.KVOffloadingSizeGiB != 0:
-		return LMCacheConfig{}, inputerr.Fieldf("lmcache_max_local_cpu_size", "and kv_offloading_size_gib are two CPU tiers for one worker: choose one")
+		return LMCacheConfig{}, inputerr.Fieldf("lmcache_max_local_cpu_size", "and `kv_offloading_size_gib` are two CPU tiers for one worker: choose one")
 	case dep.GPU.HostLinkBytesPerSec <= 0:
 		return LMCacheConfig{}, inputerr.Fieldf("lmcache_max_local_cpu_size", "GPU %s has no host-link bandwidth (host_link_bytes_per_s; a GPU file's pcie_gb_s)", dep.GPU.Name)
 	}
