@@ -47,6 +47,10 @@
 //     boundary; and the hooks the scheduler and the cluster call into it.
 //     medium.go names the tier a KV event speaks for (Medium), so each
 //     router can make of it what its release does.
+//   - lmcache.go, lmcacheworker.go — LMCache's CPU tier through vLLM's
+//     LMCacheConnectorV1 (spring 2025, --lmcache-max-local-cpu-size):
+//     prompt chunks stored after the step, LRU, loads and stores
+//     synchronous inside the step, router-invisible; and its hooks.
 //   - job.go, store.go — the prepared requests (Workload, Job; built by
 //     package workload, trace prompts in compact form) and their per-run
 //     state, with the recycled buffers prompts are expanded into.
