@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	. "github.com/routesim/routesim/sim"
@@ -161,5 +162,57 @@ func TestLMCacheWarmStart(t *testing.T) {
 	}
 	if c := recordOf(res, 0).CachedTokens; c != 768 {
 		t.Errorf("the first request starts with %d tokens from the warm tier, want 768", c)
+	}
+}
+
+// Random traces of users sharing long prefixes, on tiers of 1 to 40
+// chunks, with vLLM's prefix caching on and off, warm and cold: every
+// invariant holds after every step (simulate checks the KV cache and the
+// tier: at most its capacity, each chunk once in index and LRU, warm +
+// stored − evicted = held), every request ends exactly once, and a request
+// never starts with more tokens than its prompt less one.
+func TestLMCacheRandomTracesKeepInvariants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(39, 4))
+	loaded, evicted := 0, 0
+	for trial := range 40 {
+		var reqs []treq
+		at := Time(0)
+		for range 30 {
+			user := int64(rng.IntN(6))
+			ids := seqIDs(100*user, 1+int64(rng.IntN(4)))
+			ids = append(ids, 10_000+int64(len(reqs))) // a question of its own
+			isl := 512*(len(ids)-1) + 1 + rng.IntN(511)
+			at += Time(rng.IntN(40)) * Millisecond
+			reqs = append(reqs, treq{at: at, isl: isl, osl: 1 + rng.IntN(20), ids: ids})
+		}
+		cfg := lmcCfg(1+rng.IntN(40), 256+rng.IntN(2048))
+		w := &cfg.Pools[0].Worker
+		w.NoPrefixCaching = trial%2 == 0
+		w.LMCache.Warm = trial%3 == 0
+		w.KVBlocks = 50 + rng.IntN(200)
+		w.MaxModelLen = w.KVBlocks * 64
+		res, _ := simulate(t, cfg, mkTrace(reqs...))
+		if len(res.Records) != len(reqs) {
+			t.Fatalf("trial %d: %d records for %d requests", trial, len(res.Records), len(reqs))
+		}
+		seen := map[int]bool{}
+		for _, r := range res.Records {
+			if seen[r.ID] {
+				t.Fatalf("trial %d: request %d ended twice", trial, r.ID)
+			}
+			seen[r.ID] = true
+			if r.CachedTokens > reqs[r.ID].isl-1 {
+				t.Errorf("trial %d: request %d starts with %d of its %d prompt tokens", trial, r.ID, r.CachedTokens, reqs[r.ID].isl)
+			}
+		}
+		st := res.Workers[0].LMCache
+		if st.PeakChunks > w.LMCache.Chunks {
+			t.Errorf("trial %d: the tier held %d chunks, more than its %d", trial, st.PeakChunks, w.LMCache.Chunks)
+		}
+		loaded += st.LoadedChunks
+		evicted += st.Evictions
+	}
+	if loaded == 0 || evicted == 0 {
+		t.Errorf("%d chunks loaded, %d evicted over all trials: the traces do not exercise the tier", loaded, evicted)
 	}
 }
