@@ -86,6 +86,14 @@ type Spec struct {
 	// backend: GiB of CPU memory per worker for vLLM's CPU KV tier (the
 	// OffloadingConnector; 0 = none; sim.HostTierConfig).
 	KVOffloadingSizeGiB float64 `json:"kv_offloading_size_gib,omitempty"`
+	// LMCacheMaxLocalCPUSize, LMCacheChunkSize and LMCacheWarm are
+	// LMCache's CPU tier through vLLM's LMCacheConnectorV1, under LMCache's
+	// own names: max_local_cpu_size (GiB per worker; 0 = none),
+	// chunk_size (tokens; 0 = 256) and a warm start (the tier holds every
+	// request's prompt chunks before the run; sim.LMCacheConfig).
+	LMCacheMaxLocalCPUSize float64 `json:"lmcache_max_local_cpu_size,omitempty"`
+	LMCacheChunkSize       int     `json:"lmcache_chunk_size,omitempty"`
+	LMCacheWarm            bool    `json:"lmcache_warm,omitempty"`
 	// Engine is the serving engine every worker runs: "vllm" (or empty)
 	// or "trtllm" (TensorRT-LLM 1.3.0rc14's PyTorch executor, as Dynamo
 	// 1.2.0 ships it). For trtllm, max_num_seqs and max_num_batched_tokens
@@ -267,12 +275,13 @@ func (s *Spec) checkEngineKind() []error {
 	if g := s.KVOffloadingSizeGiB; g != 0 && !(g > 0 && g <= sim.MaxKVOffloadingGiB) {
 		errs = append(errs, inputerr.Fieldf("kv_offloading_size_gib", "%g must be in (0, %d] GiB (0 = no CPU tier)", g, sim.MaxKVOffloadingGiB))
 	}
+	errs = append(errs, s.checkLMCache()...)
 	if kind == sim.TRTLLM {
 		for _, c := range []struct {
 			field string
 			set   bool
 		}{{"vllm_version", s.VLLMVersion != ""}, {"enforce_eager", s.EnforceEager}, {"async_scheduling", s.AsyncScheduling != nil},
-			{"kv_offloading_size_gib", s.KVOffloadingSizeGiB != 0}} {
+			{"kv_offloading_size_gib", s.KVOffloadingSizeGiB != 0}, {"lmcache_max_local_cpu_size", s.LMCacheMaxLocalCPUSize != 0}} {
 			if c.set {
 				errs = append(errs, inputerr.Fieldf(c.field, "is vLLM's: it has no effect with `engine` trtllm"))
 			}
@@ -300,6 +309,7 @@ func (s *Spec) engineFlags() sim.EngineFlags {
 		MaxNumBatchedTokens: s.MaxNumBatchedTokens, GPUMemoryUtilization: s.GPUMemUtil,
 		NoPrefixCaching: !s.PrefixCaching, VLLMVersion: s.VLLMVersion, AsyncScheduling: s.AsyncScheduling,
 		NumGPUBlocksOverride: s.NumGPUBlocksOverride, KVCacheTokens: s.KVCacheTokens, KVOffloadingSizeGiB: s.KVOffloadingSizeGiB,
+		LMCacheMaxLocalCPUSizeGiB: s.LMCacheMaxLocalCPUSize, LMCacheChunkSize: s.LMCacheChunkSize, LMCacheWarm: s.LMCacheWarm,
 		Engine: kind, CapacityPolicy: pol, ChunkedPrefill: kind == sim.TRTLLM && s.EnableChunkedPrefill,
 		NoOverlap: s.DisableOverlapScheduler, FreeGPUMemoryFraction: s.FreeGPUMemoryFraction,
 	}

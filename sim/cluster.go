@@ -144,6 +144,15 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 		}
 	}
 	c.nvml = newNVML(c.workers, cfg.NVML)
+	lmc := false
+	for _, w := range c.workers {
+		lmc = lmc || w.lmc != nil
+	}
+	if lmc {
+		if err := c.lmcWarm(); err != nil {
+			return nil, nil, err
+		}
+	}
 	c.newPools(pol)
 	engine := false
 	for p := range c.pools {
@@ -152,7 +161,7 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 		engine = engine || rt.engine != nil
 	}
 	c.reqs.recycled = c.forgetScans
-	c.runs = !cfg.StepByStep && cfg.Observer == nil && !cfg.CheckInvariants && !engine
+	c.runs = !cfg.StepByStep && cfg.Observer == nil && !cfg.CheckInvariants && !engine && !lmc
 	for k, m := range cfg.Membership {
 		c.eng.Schedule(m.At, KindMember, int32(k))
 	}
@@ -349,6 +358,11 @@ func (c *cluster) startStep(w *worker) {
 		if err := w.checkReservations(); err != nil {
 			panic(fmt.Sprintf("sim: worker %d: %v", w.id, err))
 		}
+		if w.lmc != nil {
+			if err := w.lmc.check(); err != nil {
+				panic(fmt.Sprintf("sim: worker %d: %v", w.id, err))
+			}
+		}
 	}
 	start, end := c.eng.Now(), c.eng.Now()+dur
 	if c.runs {
@@ -363,6 +377,10 @@ func (c *cluster) startStep(w *worker) {
 // (checkStep).
 func (c *cluster) stepDur(w *worker, b model.Batch) Time {
 	ns := w.iterNs(w.noisy(w.prof.StepNs(b), w.stats.Steps))
+	if w.lmc != nil {
+		ns += w.lmc.stepNs // LMCache's synchronous loads and stores (lmcache.go)
+		w.lmc.stepNs = 0
+	}
 	c.checkStep(w, b, ns)
 	return durationOf(ns)
 }

@@ -212,6 +212,7 @@ func (w WorkerConfig) validate() []error {
 		bad("a vLLM worker with TensorRT-LLM settings (capacity policy %v, chunked prefill %v, overlap off %v)", w.CapacityPolicy, w.ChunkedPrefill, w.NoOverlap)
 	}
 	errs = append(errs, w.HostTier.validate(w.Engine)...)
+	errs = append(errs, w.LMCache.validate(w)...)
 	if w.CapacityPolicy > StaticBatch {
 		errs = append(errs, inputerr.Fieldf("capacity_scheduler_policy", "%v: want GUARANTEED_NO_EVICT, MAX_UTILIZATION or STATIC_BATCH", w.CapacityPolicy))
 	}
@@ -251,6 +252,13 @@ type EngineFlags struct {
 	// backend: GiB of CPU memory per worker for its KV offloading tier
 	// (0 = none; hostTierConfig).
 	KVOffloadingSizeGiB float64
+	// LMCacheMaxLocalCPUSizeGiB, LMCacheChunkSize and LMCacheWarm are
+	// LMCache's CPU tier through vLLM's connector (max_local_cpu_size GiB,
+	// chunk_size tokens, 0 = 256; 0 GiB = none) and its warm start
+	// (lmcacheConfig).
+	LMCacheMaxLocalCPUSizeGiB float64
+	LMCacheChunkSize          int
+	LMCacheWarm               bool
 	// Engine selects the scheduler; the rest are TensorRT-LLM's knobs
 	// (WorkerConfig), FreeGPUMemoryFraction its memory rule's fraction.
 	Engine                EngineKind
@@ -329,11 +337,16 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	lmc, err := lmcacheConfig(dep, f)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return WorkerConfig{}, errors.Join(errs...)
 	}
 	return WorkerConfig{
 		HostTier:            host,
+		LMCache:             lmc,
 		MaxNumSeqs:          f.MaxNumSeqs,
 		MaxNumBatchedTokens: f.MaxNumBatchedTokens,
 		BlockSize:           f.BlockSize,

@@ -49,6 +49,10 @@
 //     router can make of it what its release does. tiersummary.go adds up
 //     the prompt tokens each tier served and the bytes each tier below the
 //     GPU moved (Summary.KVTiers), keyed by medium.
+//   - lmcache.go, lmcacheworker.go — LMCache's CPU tier through vLLM's
+//     LMCacheConnectorV1 (spring 2025, --lmcache-max-local-cpu-size):
+//     prompt chunks stored after the step, LRU, loads and stores
+//     synchronous inside the step, router-invisible; and its hooks.
 //   - job.go, store.go — the prepared requests (Workload, Job; built by
 //     package workload, trace prompts in compact form) and their per-run
 //     state, with the recycled buffers prompts are expanded into.

@@ -30,6 +30,9 @@ type WorkerConfig struct {
 	// HostTier is vLLM's CPU KV offloading (--kv-offloading-size with the
 	// native backend, the OffloadingConnector): zero means none (hosttier.go).
 	HostTier HostTierConfig `json:",omitzero"`
+	// LMCache is LMCache's CPU tier through vLLM's connector (zero: none;
+	// lmcache.go).
+	LMCache LMCacheConfig `json:",omitzero"`
 }
 
 // reqState is a request's life inside the cluster. The fields a step
@@ -100,6 +103,7 @@ type worker struct {
 	runDurs []Time    // its steps' durations, runDurs[s] for step s (reused)
 	stats   WorkerStats
 	host    *hostTier     // its CPU KV tier (nil: none; hosttier.go)
+	lmc     *lmcacheTier  // its LMCache tier (nil: none; lmcache.go)
 	noise   *stepNoise    // the service noise of its steps
 	trt     *trtScheduler // TensorRT-LLM's scheduler state (nil: vLLM's scheduler)
 	// stepStart is when the worker's step in flight (or its last) started;
@@ -130,6 +134,8 @@ type WorkerStats struct {
 	BatchedTokensSum int // for the mean tokens per step
 	// Host counts the CPU tier's traffic (nil: no tier).
 	Host *HostStats `json:",omitempty"`
+	// LMCache counts the LMCache tier's traffic (nil: no tier).
+	LMCache *LMCacheStats `json:",omitempty"`
 }
 
 func newWorker(id int, cfg WorkerConfig, prof *model.Profile, reqs *reqStore) *worker {
@@ -140,6 +146,10 @@ func newWorker(id int, cfg WorkerConfig, prof *model.Profile, reqs *reqStore) *w
 	if cfg.HostTier.on() {
 		w.host = newHostTier(cfg.HostTier)
 		w.stats.Host = &w.host.stats
+	}
+	if cfg.LMCache.on() {
+		w.lmc = newLMCacheTier(cfg.LMCache)
+		w.stats.LMCache = &w.lmc.stats
 	}
 	return w
 }
@@ -250,6 +260,9 @@ func (w *worker) schedule() model.Batch {
 			w.admit(budget, allSeen)
 		}
 	}
+	if w.lmc != nil {
+		w.lmcStore()
+	}
 	return w.batch()
 }
 
@@ -277,6 +290,10 @@ func (w *worker) admit(budget int, cutoff Time) {
 			hits, hitsFree = w.kv.Lookup(r.blocks, (total-1)/B)
 		}
 		computed := hits * B
+		lmcFrom, lmcTo := 0, 0
+		if w.lmc != nil {
+			computed, lmcFrom, lmcTo = w.lmcLookup(r, hits, total)
+		}
 		n := min(total-computed, budget)
 		need := w.blocksFor(computed+n) - hits
 		if need+hitsFree > w.kv.Free() {
@@ -289,6 +306,12 @@ func (w *worker) admit(budget int, cutoff Time) {
 		r.table = w.kv.Acquire(r.table[:0], r.blocks[:hits])
 		r.table, _ = w.kv.Grow(r.table, need)
 		r.computed, r.committed = computed, hits
+		if lmcTo > lmcFrom {
+			w.lmcLoad(r, lmcFrom, lmcTo, computed, hits*B)
+			if !r.admitted {
+				r.cachedHost = int32(computed - hits*B) // LMCache's CPU tier served these
+			}
+		}
 		if w.host != nil {
 			r.committed = 0 // its GPU hits are written to the CPU tier too (storeFull)
 		}

@@ -24,6 +24,10 @@ func TestFieldErrorsNameRealFlags(t *testing.T) {
 		{"run", "--max-model-len", "99999999", "--vllm-version", "x", "--kv-cache-tokens", "-1"},
 		{"run", "--skip", "-1", "--first", "-1", "--max-isl", "-1", "--kv-cache-dtype", "int3", "--quant", "int3"},
 		{"run", "--kv-offloading-size", "NaN"},
+		{"run", "--lmcache-max-local-cpu-size", "NaN"},
+		{"run", "--lmcache-max-local-cpu-size", "8", "--lmcache-chunk-size", "100"},
+		{"run", "--lmcache-max-local-cpu-size", "8", "--kv-offloading-size", "8"},
+		{"run", "--lmcache-warm"},
 	} {
 		_, _, err := runCLI(args...)
 		if err == nil {

@@ -61,11 +61,12 @@ stats["requests_per_s"] = len(rs) / span
 write(os.path.join(d, "measured.json"), {"source": "casys-kaist/LLMServingSim @ 5daddb21a545658d5150b535712d0494584b5278 (MIT) bench/examples/RTX4090/Llama-3.1-8B/vllm/requests.jsonl: vLLM 0.19.0 engine timestamps; TTFT = first_token_ts - queued_ts, ITL = (last_token_ts - first_token_ts)/(output_toks - 1), E2E = last_token_ts - queued_ts", "run": "rtx4090", "stats": stats})
 
 # --- llm-d-benchmark: one vLLM replica, Llama-3.1-8B, LMCache multi-round QA (Apache-2.0).
-# The same sweep with LMCache's CPU offloading (vllm+lmcache/) goes to lmcache/,
-# derived alike and not yet a case (routesim does not model LMCache's tier).
-for engine, sub in [("vllm", ""), ("vllm+lmcache", "lmcache")]:
+# The same sweep with LMCache (vllm+lmcache/) goes to the case
+# llmd-llama3.1-8b-lmbench-lmcache's lmcache/, derived alike (that case's fit
+# files are copies of llmd-llama3.1-8b-lmbench's light runs).
+for engine, sub in [("vllm", "llmd-llama3.1-8b-lmbench"), ("vllm+lmcache", "llmd-llama3.1-8b-lmbench-lmcache/lmcache")]:
     base = os.path.join(shared, "validation/llm-d-benchmark/data/k8s/lmbenchmark-llama-3-1-8B", engine)
-    d = os.path.join(here, "llmd-llama3.1-8b-lmbench", sub)
+    d = os.path.join(here, sub)
     os.makedirs(d, exist_ok=True)
     for qps in ["0.1", "0.3", "0.5", "0.7", "0.9", "1.1"]:
         rows = list(csv.DictReader(open(os.path.join(base, "LMBench_long_input_output_%s.csv" % qps))))
