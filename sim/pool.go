@@ -248,6 +248,10 @@ func (c *cluster) addWorker(p int, pc *PoolConfig) *worker {
 	w.noise = newStepNoise(c.cfg.Seed, w.id)
 	if c.cfg.routerConfig(p).KVAware {
 		w.kv.Events = kvSink{c, int32(w.id)}
+		if w.host != nil {
+			id := int32(w.id)
+			w.host.publish = func(stored bool, h uint64) { c.tierEvent(id, MediumCPU, stored, h) }
+		}
 	}
 	c.workers = append(c.workers, w)
 	c.poolOf = append(c.poolOf, int32(p))
