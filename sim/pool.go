@@ -249,8 +249,11 @@ func (c *cluster) addWorker(p int, pc *PoolConfig) *worker {
 	if c.cfg.routerConfig(p).KVAware {
 		w.kv.Events = kvSink{c, int32(w.id)}
 		if w.host != nil {
-			id := int32(w.id)
-			w.host.publish = func(stored bool, h uint64) { c.tierEvent(id, MediumCPU, stored, h) }
+			id, m := int32(w.id), MediumCPU
+			if c.cfg.hostMedium != MediumGPU {
+				m = c.cfg.hostMedium
+			}
+			w.host.publish = func(stored bool, h uint64) { c.tierEvent(id, m, stored, h) }
 		}
 	}
 	c.workers = append(c.workers, w)
