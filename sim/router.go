@@ -54,6 +54,7 @@ type router struct {
 	tierScan    *tierScan
 	frozenTiers map[int32][]policy.TierHits
 	usingTiers  []policy.TierHits
+	dd          *dedup // KVBM's consolidator, from a worker's first KVBM event (consolidator.go)
 }
 
 // RouterConfig configures the router stage around the policy.
@@ -375,7 +376,7 @@ func (r *router) finish(w int, blocks []uint64) {
 }
 
 func (r *router) applyKV(e kvEvent) {
-	if e.medium != MediumGPU {
+	if e.medium != MediumGPU || r.dd != nil {
 		r.applyTier(e) // as the policy reads the tier (tierindex.go)
 		return
 	}

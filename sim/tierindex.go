@@ -16,6 +16,10 @@ import (
 //     host first, then disk from where the host match ended
 //     (lib/kv-router/src/indexer/lower_tier_indexers.rs query_lower_tiers
 //     L153-210, lower_tier.rs query_match_details L379-470 @c8d8e7602573);
+//   - but KVBM's consolidator, in its default dedup mode (the only one
+//     before v1.2), merges KVBM's events with the GPU's into one
+//     Device-tagged stream first (consolidator.go): the lower-tier indexes
+//     then stay empty and KVBM's blocks count fully in the device index;
 //   - Dynamo v0.9 ignores the medium: every event goes to its one index;
 //   - vLLM's native "CPU" events carry no token ids, so no router indexes
 //     their stores; their removes erase the device entry (Dynamo ≤ 1.2,
@@ -29,6 +33,8 @@ import (
 func (r *router) applyTier(e kvEvent) {
 	w := int(e.worker)
 	switch e.medium {
+	case MediumGPU: // through the consolidator, once KVBM has spoken
+		r.applyDedup(e)
 	case MediumCPU:
 		if e.stored {
 			return // no token ids: no router indexes vLLM's CPU stores
@@ -43,8 +49,8 @@ func (r *router) applyTier(e kvEvent) {
 		}
 	case MediumCPUPinned, MediumDisk:
 		switch {
-		case r.tiers.Merge:
-			r.applyDevice(w, e.stored, e.hash)
+		case r.tiers.Dedup:
+			r.applyDedup(e)
 		case r.host != nil && e.medium == MediumCPUPinned:
 			r.applyLower(r.host, w, e.stored, e.hash)
 		case r.host != nil:
@@ -83,7 +89,7 @@ func (r *router) readTiers(p policy.Policy) {
 		return
 	}
 	r.tiers = tr.TierReading()
-	if r.tiers.Lower {
+	if r.tiers.Lower && !r.tiers.Dedup {
 		r.host, r.disk = newHolders(), newHolders()
 		r.tierScan = &tierScan{hostEnd: make([]uint64, len(r.inFlight)), diskEnd: make([]uint64, len(r.inFlight))}
 	}

@@ -8,8 +8,9 @@ import (
 )
 
 // tierRouter is a KV-aware router over n workers of 16-token blocks whose
-// policy is Dynamo's kv at version (its tier reading).
-func tierRouter(t *testing.T, n int, version string) (*router, *policy.KV) {
+// policy is Dynamo's kv at version (its tier reading), KVBM's consolidator
+// in mode ("" = dedup).
+func tierRouter(t *testing.T, n int, version, mode string) (*router, *policy.KV) {
 	t.Helper()
 	workers := make([]*worker, n)
 	for w := range workers {
@@ -17,7 +18,7 @@ func tierRouter(t *testing.T, n int, version string) (*router, *policy.KV) {
 	}
 	r := newRouter(workers, RouterConfig{KVAware: true}, func() Time { return 0 })
 	p := policy.DefaultParams()
-	p.Rand, p.DynamoVersion = rand.New(rand.NewPCG(1, 2)), version
+	p.Rand, p.DynamoVersion, p.KVBMConsolidatorMode = rand.New(rand.NewPCG(1, 2)), version, mode
 	pol, err := policy.New("kv", p)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func drop(r *router, w int, m Medium, blocks ...uint64) {
 // tokens 52 and 12 at 16-token blocks. Here the hits come from the
 // router's own indexes, the request's blocks being 1..6.
 func TestTierCreditDynamoTest(t *testing.T) {
-	r, kv := tierRouter(t, 3, "1.2.0")
+	r, kv := tierRouter(t, 3, "1.2.0", "passthrough")
 	blocks := []uint64{1, 2, 3, 4, 5, 6}
 	store(r, 1, MediumGPU, 1, 2)
 	store(r, 1, MediumCPUPinned, 3)
@@ -99,7 +100,7 @@ func TestTierMatchConsecutive(t *testing.T) {
 		{"disk does not go back to host", []uint64{1}, []uint64{2, 4}, []uint64{3}, 1, policy.TierHits{Host: 1, Disk: 1}},
 	}
 	for _, c := range cases {
-		r, _ := tierRouter(t, 2, "1.2.0")
+		r, _ := tierRouter(t, 2, "1.2.0", "passthrough")
 		store(r, 1, MediumGPU, c.gpu...)
 		store(r, 1, MediumCPUPinned, c.host...)
 		store(r, 1, MediumDisk, c.disk...)
@@ -129,7 +130,7 @@ func TestNativeCPUEvents(t *testing.T) {
 		version string
 		dev     int // after a CPU store of 1..3 and a CPU remove of 2
 	}{{"0.9.0", 1}, {"1.2.0", 1}, {"1.4.0", 3}} {
-		r, _ := tierRouter(t, 1, c.version)
+		r, _ := tierRouter(t, 1, c.version, "")
 		store(r, 0, MediumGPU, blocks...)
 		store(r, 0, MediumCPU, 4, 5)
 		if got := r.Overlap(0, []uint64{1, 2, 3, 4, 5}); got != 3 {
@@ -145,48 +146,94 @@ func TestNativeCPUEvents(t *testing.T) {
 	}
 }
 
-// Release gating (#8380 is in v1.2.0's release notes; v0.9.0 was cut
-// before it): v0.9 keeps no lower-tier index, and applies the KVBM tiers'
-// events, which carry token ids, to its one index with full credit; a
-// lower tier's eviction then erases the block there. From v1.2 the lower
-// tiers have their own indexes and weights.
+// Release gating and KVBM's consolidator. v0.9 has only the dedup
+// consolidator (kv_consolidator/tracker.rs L214-300 @45bc1b798cce) and no
+// lower-tier index; from v1.2 (#8380, in v1.2.0's release notes) the
+// consolidator's mode is dedup by default (kvbm/utils.py L16-29
+// @c8d8e7602573) or passthrough, which keeps KVBM's tiers for the
+// router's host and disk indexes and their weights.
 func TestTierReleaseGating(t *testing.T) {
 	blocks := []uint64{1, 2, 3, 4}
-	r, kv := tierRouter(t, 1, "0.9.0")
-	store(r, 0, MediumGPU, 1, 2)
-	store(r, 0, MediumCPUPinned, 3)
-	store(r, 0, MediumDisk, 4)
-	if r.TierHits(blocks, nil) != nil || r.host != nil {
-		t.Fatal("v0.9 keeps lower-tier indexes")
-	}
-	if got := r.Overlap(0, blocks); got != 4 {
-		t.Errorf("v0.9: overlap %d, want 4 (every medium in one index)", got)
-	}
-	if tr := kv.TierReading(); tr.Lower || !tr.Merge {
-		t.Errorf("v0.9's reading %+v", tr)
-	}
-	drop(r, 0, MediumCPUPinned, 1) // the host tier evicts block 1, which the GPU holds
-	if got := r.Overlap(0, blocks); got != 0 {
-		t.Errorf("v0.9: overlap %d after a host eviction of block 1, want 0", got)
+	for _, v := range []string{"0.9.0", "1.2.0", "1.4.0"} {
+		r, kv := tierRouter(t, 1, v, "")
+		store(r, 0, MediumGPU, 1, 2)
+		store(r, 0, MediumCPUPinned, 3)
+		store(r, 0, MediumDisk, 4)
+		if r.host != nil || r.TierHits(blocks, nil) != nil {
+			t.Errorf("%s, dedup: lower-tier indexes kept", v)
+		}
+		if got := r.Overlap(0, blocks); got != 4 {
+			t.Errorf("%s, dedup: overlap %d, want 4 (KVBM's blocks merged into the device index)", v, got)
+		}
+		if tr := kv.TierReading(); !tr.Dedup {
+			t.Errorf("%s: reading %+v, want dedup by default", v, tr)
+		}
 	}
 	for _, v := range []string{"1.2.0", "1.4.0"} {
-		r, kv := tierRouter(t, 1, v)
+		r, kv := tierRouter(t, 1, v, "passthrough")
 		store(r, 0, MediumGPU, 1, 2)
 		store(r, 0, MediumCPUPinned, 3)
 		store(r, 0, MediumDisk, 4)
 		if got := r.Overlap(0, blocks); got != 2 {
-			t.Errorf("%s: device overlap %d, want 2", v, got)
+			t.Errorf("%s, passthrough: device overlap %d, want 2", v, got)
 		}
 		if got := r.tierHitOf(0, blocks); got != (policy.TierHits{Host: 1, Disk: 1}) {
-			t.Errorf("%s: tier hits %+v", v, got)
+			t.Errorf("%s, passthrough: tier hits %+v", v, got)
 		}
 		if kv.HostWeight != 0.75 || kv.DiskWeight != 0.25 {
 			t.Errorf("%s: weights %g, %g, want 0.75, 0.25 (scheduling/config.rs L38-44)", v, kv.HostWeight, kv.DiskWeight)
 		}
-		drop(r, 0, MediumCPUPinned, 1)
+		drop(r, 0, MediumCPUPinned, 1) // a host eviction of a block the GPU holds
 		if got := r.Overlap(0, blocks); got != 2 {
-			t.Errorf("%s: a host eviction changed the device overlap to %d", v, got)
+			t.Errorf("%s, passthrough: a host eviction changed the device overlap to %d", v, got)
 		}
+	}
+	p := policy.DefaultParams()
+	p.DynamoVersion, p.KVBMConsolidatorMode = "0.9.0", "passthrough"
+	if err := p.Validate(); err == nil {
+		t.Error("passthrough accepted at v0.9")
+	}
+}
+
+// The dedup consolidator (DedupCacheStatusTracker, tracker.rs L300-470
+// @c8d8e7602573) tracks sources, not tiers: a block is published stored
+// when its first source (the engine's GPU, or KVBM) holds it and removed
+// when the last lets it go; KVBM is one source for its host and disk
+// tiers, so its first remove takes the block from KVBM whatever its other
+// tier holds.
+func TestConsolidatorDedup(t *testing.T) {
+	r, _ := tierRouter(t, 2, "1.2.0", "")
+	b := []uint64{7}
+	store(r, 0, MediumGPU, 7)
+	store(r, 0, MediumCPUPinned, 7)
+	drop(r, 0, MediumGPU, 7) // KVBM still holds it
+	if r.Overlap(0, b) != 1 {
+		t.Error("GPU eviction of a block KVBM holds removed it")
+	}
+	store(r, 0, MediumDisk, 7)
+	drop(r, 0, MediumCPUPinned, 7) // KVBM's host tier lets go: KVBM is no longer a source
+	if r.Overlap(0, b) != 0 {
+		t.Error("block kept after KVBM's first remove, the GPU not holding it")
+	}
+	store(r, 0, MediumGPU, 7)
+	if r.Overlap(0, b) != 1 || r.Overlap(1, b) != 0 {
+		t.Errorf("overlaps %d, %d after a GPU store on worker 0, want 1, 0", r.Overlap(0, b), r.Overlap(1, b))
+	}
+	drop(r, 0, MediumDisk, 7) // KVBM was not a source any more: nothing changes
+	if r.Overlap(0, b) != 1 {
+		t.Error("a stale KVBM remove erased the GPU's block")
+	}
+	// Before any KVBM event the GPU events go straight to the index; the
+	// consolidator starts from it.
+	r2, _ := tierRouter(t, 1, "1.2.0", "")
+	store(r2, 0, MediumGPU, 1, 2)
+	if r2.dd != nil {
+		t.Error("consolidator started without a KVBM event")
+	}
+	store(r2, 0, MediumCPUPinned, 3)
+	drop(r2, 0, MediumCPUPinned, 1) // KVBM never held 1: the GPU's entry stays
+	if got := r2.Overlap(0, []uint64{1, 2, 3}); got != 3 {
+		t.Errorf("overlap %d, want 3", got)
 	}
 }
 
@@ -196,7 +243,7 @@ func TestTierHitsAgreeWithNaive(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 9))
 		n := 1 + rng.IntN(12)
-		r, _ := tierRouter(t, n, "1.2.0")
+		r, _ := tierRouter(t, n, "1.2.0", "passthrough")
 		held := [3][]map[uint64]bool{}
 		for m := range held {
 			held[m] = make([]map[uint64]bool, n)
