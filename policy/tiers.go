@@ -46,7 +46,7 @@ const (
 	// by) and the removes name nothing the router indexes: the router's
 	// view is the GPU's. llm-d's index rejects an add without request keys
 	// (pkg/kvcache/kvblock/in_memory.go L149-155 @a378f5b) and evicts only
-	// the pod entry of the event's tier (kvevents/pool.go L305-327);
+	// the pod entry of the event's tier (kvevents/pool.go L307-330);
 	// Dynamo ≥ 1.3 parses "CPU" as HostPinned and drops the placeholder
 	// store (#10368, d8a94ef28, zmq_wire/tests.rs
 	// cpu_event_with_placeholder_payload_is_dropped_safely).

@@ -287,3 +287,31 @@ func TestTierHitsAgreeWithNaive(t *testing.T) {
 		}
 	}
 }
+
+// llm-d's precise prefix-cache scorer reads the GPU tier only here:
+// vLLM's native CPU stores carry no token ids, which its index rejects
+// (pkg/kvcache/kvblock/in_memory.go L149-155 @a378f5b), and a CPU remove
+// evicts only the pod's "cpu" entry (kvevents/pool.go L307-330), never its
+// GPU one; KVBM's events leave through KVBM's consolidator endpoint, not
+// the engine's ZMQ publisher llm-d subscribes to. The other routers keep
+// approximate indexes of the prompts they routed and read no KV event.
+func TestLLMDReadsGPUOnly(t *testing.T) {
+	workers := []*worker{{id: 0, cfg: WorkerConfig{BlockSize: 16, KVBlocks: 1000, MaxNumBatchedTokens: 512}}}
+	r := newRouter(workers, RouterConfig{KVAware: true}, func() Time { return 0 })
+	p := policy.DefaultParams()
+	p.Rand, p.Scorers = rand.New(rand.NewPCG(1, 2)), "precise-prefix-cache:1"
+	pol, err := policy.New("llm-d", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.readTiers(pol)
+	blocks := []uint64{1, 2, 3, 4}
+	store(r, 0, MediumGPU, 1, 2)
+	store(r, 0, MediumCPU, 3)
+	store(r, 0, MediumCPUPinned, 3)
+	store(r, 0, MediumDisk, 4)
+	drop(r, 0, MediumCPU, 1)
+	if got := r.Overlap(0, blocks); got != 2 || r.host != nil || r.dd != nil {
+		t.Errorf("llm-d: overlap %d (want the GPU's 2), host index %v, consolidator %v", got, r.host != nil, r.dd != nil)
+	}
+}
