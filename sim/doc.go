@@ -46,7 +46,11 @@
 //     the OffloadingConnector): write-through, LRU, loads deferred to a step
 //     boundary; and the hooks the scheduler and the cluster call into it.
 //     medium.go names the tier a KV event speaks for (Medium), so each
-//     router can make of it what its release does.
+//     router can make of it what its release does: tierindex.go the
+//     router's reading of the tiers below the GPU (lower-tier indexes and
+//     the consecutive host-then-disk match behind policy.TierView) and
+//     consolidator.go KVBM's event consolidator merging KVBM's blocks
+//     with the GPU's.
 //   - job.go, store.go — the prepared requests (Workload, Job; built by
 //     package workload, trace prompts in compact form) and their per-run
 //     state, with the recycled buffers prompts are expanded into.
