@@ -108,7 +108,7 @@ var releases = []Release{
 			{"KVBM's events merged with the GPU's by default (consolidator mode dedup; passthrough keeps their tier, #8380)", "lib/bindings/kvbm/python/kvbm/utils.py@" + commitV12 + ":L16-29; lib/llm/src/block_manager/kv_consolidator/tracker.rs@" + commitV12 + ":L300-470,L575-600"},
 			{"tiers: host (CPU_PINNED) and disk indexes matched on from the device match (#8380)", "lib/kv-router/src/indexer/lower_tier_indexers.rs@" + commitV12 + ":L153-210; lower_tier.rs@" + commitV12 + ":L379-470"},
 			{"tier credit: overlap_score_credit·device + host_cache_hit_weight·host + disk_cache_hit_weight·disk, 0.75 / 0.25", "lib/kv-router/src/scheduling/selector.rs@" + commitV12 + ":L107-160; scheduling/config.rs@" + commitV12 + ":L38-44; lib/llm/src/kv_router.rs@" + commitV12 + ":L114-175,L955-993"},
-			{"vLLM's \"CPU\" parses as Device: stores dropped (no token ids), removes erase the device entry", "lib/kv-router/src/protocols.rs@" + commitV12 + ":L228-243; zmq_wire/convert.rs@" + commitV12 + ":L17-30,L100-123,L163-201"},
+			{"vLLM's \"CPU\" parses as Device: stores dropped (no token ids), removes erase the device entry", "lib/kv-router/src/protocols.rs@" + commitV12 + ":L230-244; zmq_wire/convert.rs@" + commitV12 + ":L17-30,L100-123,L163-201"},
 		},
 	},
 	{

@@ -53,7 +53,7 @@ const (
 	CPUDropped NativeCPURule = iota
 	// CPURemovesDevice: Dynamo v1.2 parses "CPU" as the Device tier
 	// (StorageTier::from_kv_medium_or_default, lib/kv-router/src/protocols.rs
-	// L228-243 @c8d8e7602573), drops the store for lack of token ids
+	// L230-244 @c8d8e7602573), drops the store for lack of token ids
 	// (zmq_wire/convert.rs L163-201) and applies the remove to the device
 	// index (convert.rs L100-123): a CPU-tier eviction erases the router's
 	// GPU entry of that block, whatever the GPU still holds.

@@ -118,7 +118,7 @@ func TestTierMatchConsecutive(t *testing.T) {
 }
 
 // The native "CPU" events of vLLM's OffloadingConnector (no token ids):
-// v1.2 parses the medium as Device (protocols.rs L228-243 @c8d8e7602573),
+// v1.2 parses the medium as Device (protocols.rs L230-244 @c8d8e7602573),
 // drops the store (convert.rs L163-201) and applies the remove to the
 // device index, so a CPU eviction erases the GPU entry; v0.9 ignores the
 // medium, with the same effect (publisher.rs L562-620 @45bc1b798cce);
