@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -313,5 +314,34 @@ func TestLLMDReadsGPUOnly(t *testing.T) {
 	drop(r, 0, MediumCPU, 1)
 	if got := r.Overlap(0, blocks); got != 2 || r.host != nil || r.dd != nil {
 		t.Errorf("llm-d: overlap %d (want the GPU's 2), host index %v, consolidator %v", got, r.host != nil, r.dd != nil)
+	}
+}
+
+// A request parked in v1.2's router queue keeps the tier hits the router
+// computed at its arrival, as it keeps its device overlap (the matches are
+// found before schedule: lib/llm/src/kv_router.rs L512-565 @c8d8e7602573),
+// for its choice and its booking at dequeue.
+func TestParkedRequestKeepsTierHits(t *testing.T) {
+	r, _ := tierRouter(t, 1, "1.2.0", "passthrough")
+	r.freeze = true
+	blocks := []uint64{1, 2, 3}
+	store(r, 0, MediumGPU, 1)
+	store(r, 0, MediumCPUPinned, 2, 3)
+	r.park(5, 48, blocks)
+	drop(r, 0, MediumCPUPinned, 2) // the host tier lets go while the request waits
+	if got := r.tierHitOf(0, blocks); got != (policy.TierHits{}) {
+		t.Fatalf("live hits %+v after the eviction, want none", got)
+	}
+	r.using, r.usingTiers = r.frozen[5], r.frozenTiers[5]
+	if got := r.TierHits(blocks, nil)[0]; got != (policy.TierHits{Host: 2}) {
+		t.Errorf("frozen hits %+v, want the arrival's 2 host blocks", got)
+	}
+	if got, want := r.book(0, 48, blocks), 48-int(math.Round((1+0.75*2)*16)); got != want {
+		t.Errorf("booked %d, want %d (the arrival-time cached tokens off)", got, want)
+	}
+	r.using, r.usingTiers = nil, nil
+	r.thaw(5)
+	if len(r.frozenTiers) != 0 {
+		t.Error("frozen tier hits kept after thaw")
 	}
 }
