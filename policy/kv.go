@@ -12,11 +12,13 @@ import (
 //
 // where prefill_w is the router-tracked prompt tokens awaiting a first
 // token, overlap_w the request's leading blocks the router believes cached
-// on w (with lower-tier indexes, Release.Tiers.Lower: credit · device_w +
-// HostWeight · host_w + DiskWeight · disk_w, the blocks matched on in w's
-// host then disk tier, Dynamo's overlap_credit_blocks,
-// lib/kv-router/src/scheduling/selector.rs L107-160 @c8d8e7602573), and decode_w the distinct blocks of w's in-flight requests plus the
-// request's blocks not among them. Temperature 0 picks the cheapest worker
+// on w, and decode_w the distinct blocks of w's in-flight requests plus
+// the request's blocks not among them. Where the router keeps lower-tier
+// indexes (a TierView; Release.Tiers.Lower) the credit is Dynamo's
+// overlap_credit_blocks, credit · overlap_w + HostWeight · host_w +
+// DiskWeight · disk_w, host_w and disk_w being the blocks matched on in
+// w's host and then disk tier (lib/kv-router/src/scheduling/selector.rs
+// L107-160 @c8d8e7602573). Temperature 0 picks the cheapest worker
 // (uniform tie-break, or Release.TreeSizeTieBreak's); T > 0 samples p_w ∝
 // exp(−(c_w − c_min)/((c_max − c_min)·T)). Queue, if set, parks requests
 // while every worker is prefill-busy. Admit is the busy monitor the router
