@@ -59,6 +59,20 @@ func (r *router) applyTier(e kvEvent) {
 	}
 }
 
+// hears reports whether an event of tier m changes anything the router
+// keeps: a KV-aware router's reading decides (applyTier drops the rest).
+func (r *router) hears(m Medium, stored bool) bool {
+	switch {
+	case r.stored == nil:
+		return false
+	case m == MediumCPU:
+		return !stored && (r.tiers.NativeCPU == policy.CPURemovesDevice || r.tiers.NativeCPU == policy.CPURemovesHost && r.host != nil)
+	case m == MediumCPUPinned, m == MediumDisk:
+		return r.tiers.Dedup || r.host != nil
+	}
+	return true
+}
+
 // applyDevice applies a stored or removed event to the device index.
 func (r *router) applyDevice(w int, stored bool, h uint64) {
 	if stored {

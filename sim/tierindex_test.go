@@ -345,3 +345,30 @@ func TestParkedRequestKeepsTierHits(t *testing.T) {
 		t.Error("frozen tier hits kept after thaw")
 	}
 }
+
+// hears sends a tier's event to the router only when its reading does
+// something with it (TestTierEventsChangeKVRouting checks a run sees the
+// same decisions either way).
+func TestTierEventsHeard(t *testing.T) {
+	for _, c := range []struct {
+		version, mode             string
+		cpuStore, cpuRemove, kvbm bool
+	}{
+		{"0.9.0", "", false, true, true},
+		{"1.2.0", "", false, true, true},
+		{"1.2.0", "passthrough", false, true, true},
+		{"1.4.0", "", false, false, true},
+		{"1.4.0", "passthrough", false, true, true},
+	} {
+		r, _ := tierRouter(t, 1, c.version, c.mode)
+		if r.hears(MediumCPU, true) != c.cpuStore || r.hears(MediumCPU, false) != c.cpuRemove ||
+			r.hears(MediumCPUPinned, true) != c.kvbm || r.hears(MediumDisk, false) != c.kvbm || !r.hears(MediumGPU, true) {
+			t.Errorf("%s %s: hears CPU store %v, CPU remove %v, KVBM %v", c.version, c.mode,
+				r.hears(MediumCPU, true), r.hears(MediumCPU, false), r.hears(MediumCPUPinned, true))
+		}
+	}
+	workers := []*worker{{id: 0, cfg: WorkerConfig{BlockSize: 16, KVBlocks: 10, MaxNumBatchedTokens: 512}}}
+	if r := newRouter(workers, RouterConfig{}, func() Time { return 0 }); r.hears(MediumGPU, true) || r.hears(MediumCPUPinned, true) {
+		t.Error("a router without KV bookkeeping hears KV events")
+	}
+}
