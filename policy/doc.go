@@ -15,7 +15,10 @@
 //   - roundrobin.go: the simplest policy, and a template for new ones.
 //   - kv.go: Dynamo's KV router with its busy monitor and router queue;
 //     dynamo.go each Dynamo release's router defaults and busy-gate rule
-//     (Release, --dynamo-version).
+//     (Release, --dynamo-version); tiers.go how a router reads the KV
+//     tiers below the GPU (TierReading, TierView: the host and disk
+//     blocks matched past the device match) and tierparams.go kv's tier
+//     credits and KVBM's consolidator mode.
 //   - sglang.go, llmd.go, prodstack.go, prefixhash.go, ray.go, aibrix.go:
 //     the routers deployed beyond Dynamo, each with its upstream source in
 //     its doc comment and registry entry; approxtree.go and lruindex.go are

@@ -28,6 +28,10 @@ type Release struct {
 	TreeSizeTieBreak bool
 	// OverloadCode answers a busy refusal (its body: OverloadMessage).
 	OverloadCode int
+	// Tiers is how the router reads the KV events of the tiers below the
+	// GPU, with the release's host_cache_hit_weight and
+	// disk_cache_hit_weight (docs/readings/tier-routing.md).
+	Tiers TierReading
 	// Sources say where each default was read: mechanism → file@commit:line.
 	Sources [][2]string
 }
@@ -73,6 +77,7 @@ const (
 var releases = []Release{
 	{
 		Version: "0.9.0", TreeSizeTieBreak: true, OverloadCode: 503,
+		Tiers:     TierReading{Dedup: true, NativeCPU: CPURemovesDevice},
 		Admission: Admission{Gate: NoGate, ReconcileNs: 5e9, OverloadMessage: "Service temporarily unavailable: All workers are busy, please retry later"},
 		Sources: [][2]string{
 			{"cost and weights", "lib/llm/src/kv_router/scheduler.rs@" + commitV09 + ":L499-521; components/src/dynamo/frontend/main.py@" + commitV09 + ":L161-172"},
@@ -81,10 +86,13 @@ var releases = []Release{
 			{"busy thresholds", "components/src/dynamo/frontend/main.py@" + commitV09 + ":L265-282 (None)"},
 			{"gate", "the monitor updates the watcher's Client (lib/llm/src/discovery/watcher.rs@" + commitV09 + ":L419,L490-494), the router reads its own (common.rs@" + commitV09 + ":L250-256): kv never refuses (fixed by #7615)"},
 			{"status", "lib/runtime/src/pipeline/error.rs@" + commitV09 + ":L124-125"},
+			{"tiers: one index, the event's medium ignored", "lib/llm/src/kv_router/publisher.rs@" + commitV09 + ":L562-620 (convert_event reads no medium); a store without token ids is dropped (create_stored_blocks L653-692), a remove applies to the one index"},
+			{"KVBM's events merged with the GPU's (consolidator, dedup only)", "lib/llm/src/block_manager/kv_consolidator/tracker.rs@" + commitV09 + ":L214-300"},
 		},
 	},
 	{
 		Version: "1.2.0", QueueThreshold: 4.0, OverloadCode: 503,
+		Tiers: TierReading{Lower: true, Dedup: true, NativeCPU: CPURemovesDevice, HostWeight: 0.75, DiskWeight: 0.25},
 		Admission: Admission{DecodeBlocksFrac: 1.0, PrefillTokens: 10_000_000, PrefillTokensFrac: 10.0, Gate: FleetGate, ReconcileNs: 5e9,
 			FreezeParkedOverlap: true, OverloadMessage: "ResourceExhausted: " + MsgAllBusy},
 		Sources: [][2]string{
@@ -97,10 +105,15 @@ var releases = []Release{
 			{"free set pushed on change, reset to all every 5 s", "worker_monitor.rs@" + commitV12 + ":L659-664; lib/runtime/src/component/client.rs@" + commitV12 + ":L84-85,L278-325"},
 			{"book, then refuse when the free set is empty", "lib/llm/src/kv_router/push_router.rs@" + commitV12 + ":L658-706; lib/runtime/src/pipeline/network/egress/push_router.rs@" + commitV12 + ":L809-832"},
 			{"status 503", "lib/llm/src/http/service/openai.rs@" + commitV12 + ":L87-103,L224-235"},
+			{"KVBM's events merged with the GPU's by default (consolidator mode dedup; passthrough keeps their tier, #8380)", "lib/bindings/kvbm/python/kvbm/utils.py@" + commitV12 + ":L16-29; lib/llm/src/block_manager/kv_consolidator/tracker.rs@" + commitV12 + ":L300-470,L575-600"},
+			{"tiers: host (CPU_PINNED) and disk indexes matched on from the device match (#8380)", "lib/kv-router/src/indexer/lower_tier_indexers.rs@" + commitV12 + ":L153-210; lower_tier.rs@" + commitV12 + ":L379-470"},
+			{"tier credit: overlap_score_credit·device + host_cache_hit_weight·host + disk_cache_hit_weight·disk, 0.75 / 0.25", "lib/kv-router/src/scheduling/selector.rs@" + commitV12 + ":L107-160; scheduling/config.rs@" + commitV12 + ":L38-44; lib/llm/src/kv_router.rs@" + commitV12 + ":L114-175,L955-993"},
+			{"vLLM's \"CPU\" parses as Device: stores dropped (no token ids), removes erase the device entry", "lib/kv-router/src/protocols.rs@" + commitV12 + ":L230-244; zmq_wire/convert.rs@" + commitV12 + ":L17-30,L100-123,L163-201"},
 		},
 	},
 	{
 		Version: "1.4.0", OverloadCode: 529,
+		Tiers:     TierReading{Lower: true, Dedup: true, NativeCPU: CPURemovesHost, HostWeight: 0.75, DiskWeight: 0.25},
 		Admission: Admission{Gate: ExcludeBusy, ReconcileNs: 5e9, KeepOverloaded: true, OverloadMessage: "Service temporarily overloaded"},
 		Sources: [][2]string{
 			{"cost and weights", "lib/kv-router/src/scheduling/selector/default.rs@" + commitV14 + ":L217-288; kv_router_args.py@" + commitV14 + ":L303-394"},
@@ -109,6 +122,8 @@ var releases = []Release{
 			{"overloaded workers excluded", "lib/kv-router/src/scheduling/queue.rs@" + commitV14 + ":L1006-1029 (#9655)"},
 			{"reconcile keeps overloaded workers", "lib/runtime/src/component/client.rs@" + commitV14 + ":L321-335 (#9631)"},
 			{"status 529", "lib/llm/src/http/service/error.rs@" + commitV14 + ":L11-29,L105,L161 (#10941)"},
+			{"tier weights 0.75 / 0.25, flags --router-host-cache-hit-weight, --router-disk-cache-hit-weight (#10157)", "kv_router_args.py@" + commitV14 + ":L365-390"},
+			{"vLLM's \"CPU\" parses as HostPinned: placeholder stores dropped, removes to the host index (#10368)", "lib/kv-router/src/protocols.rs@" + commitV14 + ":L771-779"},
 		},
 	},
 }
@@ -263,6 +278,7 @@ func newDynamoKV(p Params) *KV {
 	}
 	k := newKV(p)
 	k.Release = rel
+	k.applyTierParams(p)
 	k.Admit = rel.Admission
 	k.Admit.DecodeBlocksFrac = orF(p.ActiveDecodeBlocksThreshold, rel.DecodeBlocksFrac)
 	k.Admit.PrefillTokens = orI(p.ActivePrefillTokensThreshold, rel.PrefillTokens)

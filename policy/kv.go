@@ -12,8 +12,13 @@ import (
 //
 // where prefill_w is the router-tracked prompt tokens awaiting a first
 // token, overlap_w the request's leading blocks the router believes cached
-// on w, and decode_w the distinct blocks of w's in-flight requests plus the
-// request's blocks not among them. Temperature 0 picks the cheapest worker
+// on w, and decode_w the distinct blocks of w's in-flight requests plus
+// the request's blocks not among them. Where the router keeps lower-tier
+// indexes (a TierView; Release.Tiers.Lower) the credit is Dynamo's
+// overlap_credit_blocks, credit · overlap_w + HostWeight · host_w +
+// DiskWeight · disk_w, host_w and disk_w being the blocks matched on in
+// w's host and then disk tier (lib/kv-router/src/scheduling/selector.rs
+// L107-160 @c8d8e7602573). Temperature 0 picks the cheapest worker
 // (uniform tie-break, or Release.TreeSizeTieBreak's); T > 0 samples p_w ∝
 // exp(−(c_w − c_min)/((c_max − c_min)·T)). Queue, if set, parks requests
 // while every worker is prefill-busy. Admit is the busy monitor the router
@@ -28,10 +33,23 @@ type KV struct {
 	Temperature float64 // router_temperature
 	Queue       *QueueGate
 	Admit       Admission
-	Release     Release // the release modelled (tie-break, messages)
+	Release     Release // the release modelled (tie-break, messages, tiers)
+	// HostWeight and DiskWeight credit a block matched in a worker's host
+	// and disk tier (host_cache_hit_weight, disk_cache_hit_weight), where
+	// Release.Tiers.Lower.
+	HostWeight, DiskWeight float64
 
 	loads  []WorkerLoad // reused between decisions
+	tiers  []TierHits
 	scores []float64
+}
+
+// TierReading implements TierReader: the release's reading of the tiers
+// below the GPU, with p's weights.
+func (p *KV) TierReading() TierReading {
+	t := p.Release.Tiers
+	t.HostWeight, t.DiskWeight = p.HostWeight, p.DiskWeight
+	return t
 }
 
 // Admission implements Admitter.
@@ -40,12 +58,23 @@ func (p *KV) Admission() Admission { return p.Admit }
 // Cost is the worker's cost for request r (lower wins).
 func (p *KV) Cost(r *Request, v View, w int) float64 {
 	l := LoadOf(v, w, r.Blocks)
+	if t := tierHits(v, r.Blocks, nil); t != nil {
+		return p.tierCost(r.InputTokens, &l, t[w], v.BlockSize())
+	}
 	return p.cost(r.InputTokens, &l, v.BlockSize())
 }
 
 func (p *KV) cost(isl int, l *WorkerLoad, blockSize int) float64 {
 	raw := float64(l.Prefill+isl) / float64(blockSize)
 	adjusted := max(raw-p.Credit*float64(l.Overlap), 0)
+	return p.Scale*adjusted + float64(l.Active+l.New)
+}
+
+// tierCost is cost with the worker's lower-tier hits credited too.
+func (p *KV) tierCost(isl int, l *WorkerLoad, t TierHits, blockSize int) float64 {
+	raw := float64(l.Prefill+isl) / float64(blockSize)
+	credit := p.Credit*float64(l.Overlap) + p.HostWeight*float64(t.Host) + p.DiskWeight*float64(t.Disk)
+	adjusted := max(raw-credit, 0)
 	return p.Scale*adjusted + float64(l.Active+l.New)
 }
 
@@ -58,6 +87,11 @@ func (p *KV) Route(r *Request, v View) Decision {
 	}
 	ws := v.Workers()
 	p.loads = Loads(v, r.Blocks, p.loads)
+	var tiers []TierHits // nil: the router keeps no lower-tier index
+	if p.Release.Tiers.Lower {
+		p.tiers = tierHits(v, r.Blocks, p.tiers)
+		tiers = p.tiers
+	}
 	p.scores = idScores(p.scores, ws)
 	scores := p.scores
 	var over OverloadView
@@ -79,7 +113,12 @@ func (p *KV) Route(r *Request, v View) Decision {
 				excluded++
 				continue
 			}
-			s := p.cost(isl, &loads[w], bs)
+			var s float64
+			if tiers == nil {
+				s = p.cost(isl, &loads[w], bs)
+			} else {
+				s = p.tierCost(isl, &loads[w], tiers[w], bs)
+			}
 			scores[w] = s
 			if pick && uniform {
 				m.offer(w, s, p.Rand)
@@ -92,7 +131,12 @@ func (p *KV) Route(r *Request, v View) Decision {
 				excluded++
 				continue
 			}
-			s := p.cost(isl, &loads[w], bs)
+			var s float64
+			if tiers == nil {
+				s = p.cost(isl, &loads[w], bs)
+			} else {
+				s = p.tierCost(isl, &loads[w], tiers[w], bs)
+			}
 			scores[w] = s
 			if pick && uniform {
 				m.offer(w, s, p.Rand)

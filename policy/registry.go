@@ -68,6 +68,12 @@ type Params struct {
 	PrefixCacheImbalanceAbsCount       int `json:"prefix_cache_pod_running_request_imbalance_abs_count"`
 	PrefixCacheStandardDeviationFactor int `json:"prefix_cache_standard_deviation_factor"`
 	PrefixCacheBlockNumber             int `json:"prefix_cache_block_number"`
+
+	// Dynamo's tier credits and KVBM's event consolidator (tierparams.go):
+	// "" = the release's.
+	RouterHostCacheHitWeight OptNumber `json:"router_host_cache_hit_weight,omitempty"`
+	RouterDiskCacheHitWeight OptNumber `json:"router_disk_cache_hit_weight,omitempty"`
+	KVBMConsolidatorMode     string    `json:"kvbm_consolidator_mode,omitempty"`
 }
 
 // DefaultParams returns the defaults (router-notes: the v1.2-era preset),
@@ -115,6 +121,9 @@ func (d Param) Field() string { return "policy_params." + strings.ReplaceAll(d.F
 // DefaultText is the parameter's default as the CLI prints it.
 func (d Param) DefaultText() string {
 	if d.String != nil {
+		if d.DefaultString == "" {
+			return "release" // the --dynamo-version's own (tierparams.go)
+		}
 		return d.DefaultString
 	}
 	return strconv.FormatFloat(d.Default, 'g', -1, 64)
@@ -227,6 +236,9 @@ func (p Params) Validate() error {
 				errs = append(errs, inputerr.Fieldf(d.Field(), "%q: want %s", v, strings.Join(d.Choices, " or ")))
 			}
 		}
+	}
+	if err := p.checkTierParams(); err != nil {
+		errs = append(errs, inputerr.Fieldf("policy_params.kvbm_consolidator_mode", "%v", err))
 	}
 	return errors.Join(errs...)
 }
@@ -429,12 +441,12 @@ var registry = map[string]Entry{
 	"kv": {
 		Summary: "Dynamo's KV router (--router-mode kv) as --dynamo-version ships it: cost argmin; v1.2 adds the router queue (4 × max-num-batched-tokens) and the busy monitor's fleet gate (book, then 503 when its free set is empty); v1.4 has neither by default (thresholds set: busy workers excluded one by one, 529); v0.9 is cost only",
 		Source:  "ai-dynamo/dynamo main at each release's cut (routesim policies --dynamo-version V lists the files)",
-		Uses:    dynamoKVParams, KVAware: true, EngineMetricsWhen: engineUsageMatters,
+		Uses:    append(dynamoKVParams[:len(dynamoKVParams):len(dynamoKVParams)], tierParams...), KVAware: true, EngineMetricsWhen: engineUsageMatters,
 		New: func(p Params) Policy { return newDynamoKV(p) },
 	},
 	"kv-admission": {
 		Summary: "recipe: kv with --router-queue-threshold 0 (no router queue): the busy monitor alone",
-		Uses:    dynamoKVParams[: len(kvParams)+3 : len(kvParams)+3], KVAware: true, EngineMetricsWhen: engineUsageMatters,
+		Uses:    append(dynamoKVParams[:len(kvParams)+3:len(kvParams)+3], tierParams...), KVAware: true, EngineMetricsWhen: engineUsageMatters,
 		New: func(p Params) Policy {
 			p.RouterQueueThreshold = 0
 			return newDynamoKV(p)
@@ -442,7 +454,7 @@ var registry = map[string]Entry{
 	},
 	"kv-backpressure": {
 		Summary: "recipe: kv with --active-decode-blocks-threshold 0 --active-prefill-tokens-threshold 0 --active-prefill-tokens-threshold-frac 0 (no busy monitor): the router queue alone, at the release's threshold (4 where it ships none)",
-		Uses:    append(kvParams[:len(kvParams):len(kvParams)], "router-queue-threshold", "max-queued-isl-tokens"),
+		Uses:    append(append(kvParams[:len(kvParams):len(kvParams)], "router-queue-threshold", "max-queued-isl-tokens"), tierParams...),
 		KVAware: true,
 		New: func(p Params) Policy {
 			p.ActiveDecodeBlocksThreshold, p.ActivePrefillTokensThreshold, p.ActivePrefillTokensThresholdFrac = 0, 0, 0

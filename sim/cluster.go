@@ -158,6 +158,7 @@ func run(cfg Config, wl *Workload, pol policy.Policy) (*cluster, *Result, error)
 	for p := range c.pools {
 		rt := c.pools[p].Router
 		c.admit(p, rt)
+		rt.readTiers(rt.Policy)
 		engine = engine || rt.engine != nil
 	}
 	c.reqs.recycled = c.forgetScans

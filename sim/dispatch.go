@@ -108,17 +108,17 @@ func (c *cluster) drainPool(p int32) {
 	rt := c.pools[p].Router
 	for rt.queueLen() > 0 {
 		i := rt.queue[rt.qHead]
-		rt.using = rt.frozen[i] // nil unless frozen
+		rt.using, rt.usingTiers = rt.frozen[i], rt.frozenTiers[i] // nil unless frozen
 		d := c.decide(i, true, p)
 		if d.Action == policy.Park {
-			rt.using = nil
+			rt.using, rt.usingTiers = nil, nil
 			return
 		}
 		r := c.reqs.at(i)
 		rt.unpark(r.job.InputTokens)
 		r.queueNs = c.eng.Now() - r.parkedAt
 		c.apply(i, d, p)
-		rt.using = nil
+		rt.using, rt.usingTiers = nil, nil
 		rt.thaw(i)
 	}
 }

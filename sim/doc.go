@@ -46,9 +46,13 @@
 //     the OffloadingConnector): write-through, LRU, loads deferred to a step
 //     boundary; and the hooks the scheduler and the cluster call into it.
 //     medium.go names the tier a KV event speaks for (Medium), so each
-//     router can make of it what its release does. tiersummary.go adds up
-//     the prompt tokens each tier served and the bytes each tier below the
-//     GPU moved (Summary.KVTiers), keyed by medium.
+//     router can make of it what its release does: tierindex.go the
+//     router's reading of the tiers below the GPU (lower-tier indexes and
+//     the consecutive host-then-disk match behind policy.TierView) and
+//     consolidator.go KVBM's event consolidator merging KVBM's blocks
+//     with the GPU's. tiersummary.go adds up the prompt tokens each tier
+//     served and the bytes each tier below the GPU moved
+//     (Summary.KVTiers), keyed by medium.
 //   - lmcache.go, lmcacheworker.go — LMCache's CPU tier through vLLM's
 //     LMCacheConnectorV1 (spring 2025, --lmcache-max-local-cpu-size):
 //     prompt chunks stored after the step, LRU, loads and stores

@@ -142,6 +142,10 @@ type hostTier struct {
 	kicks   []Time   // ends of loads issued since the cluster last looked
 	missing []uint64 // store's scratch
 	stats   HostStats
+	// publish, if set, sends the tier's KV events (medium "CPU", vLLM's
+	// OffloadingConnector: BlockStored as a store is issued, BlockRemoved
+	// at an eviction) to the router (docs/readings/kv-tiers.md §1.3).
+	publish func(stored bool, h uint64)
 }
 
 // hostLoad is a request waiting for blocks [from, from+n) of its job to
@@ -250,6 +254,9 @@ func (h *hostTier) store(all []uint64, from int, at Time) {
 		h.hash[s], h.ready[s], h.pins[s] = x, h.d2h, 0
 		h.index[x] = s
 		h.pushTail(s)
+		if h.publish != nil {
+			h.publish(true, x)
+		}
 	}
 	h.stats.StoredBlocks += m
 	h.stats.StoreOps++
@@ -262,6 +269,9 @@ func (h *hostTier) evict(s int32) {
 	delete(h.index, h.hash[s])
 	h.free = append(h.free, s)
 	h.stats.Evictions++
+	if h.publish != nil {
+		h.publish(false, h.hash[s])
+	}
 }
 
 // load pins hashes (the caller found them with lookup) and queues their

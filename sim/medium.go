@@ -37,7 +37,11 @@ func (m Medium) String() string {
 }
 
 // tierEvent publishes that worker w's tier m stored (or removed) block h:
-// it reaches w's router after the KV event lag, like a GPU event.
+// it reaches w's router after the KV event lag, like a GPU event. An event
+// the router would drop (tierindex.go) is not sent.
 func (c *cluster) tierEvent(w int32, m Medium, stored bool, h uint64) {
+	if !c.rtOf(int(w)).hears(m, stored) {
+		return
+	}
 	c.kvEvent(kvEvent{worker: w, medium: m, stored: stored, hash: h})
 }

@@ -248,6 +248,13 @@ func (c *cluster) addWorker(p int, pc *PoolConfig) *worker {
 	w.noise = newStepNoise(c.cfg.Seed, w.id)
 	if c.cfg.routerConfig(p).KVAware {
 		w.kv.Events = kvSink{c, int32(w.id)}
+		if w.host != nil {
+			id, m := int32(w.id), MediumCPU
+			if c.cfg.hostMedium != MediumGPU {
+				m = c.cfg.hostMedium
+			}
+			w.host.publish = func(stored bool, h uint64) { c.tierEvent(id, m, stored, h) }
+		}
 	}
 	c.workers = append(c.workers, w)
 	c.poolOf = append(c.poolOf, int32(p))

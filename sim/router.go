@@ -43,6 +43,18 @@ type router struct {
 	frozen  map[int32][]int
 	using   []int
 	nStored []int // blocks the prefix index holds per worker (KV-aware only)
+
+	// The tiers below the GPU (tierindex.go): how the policy reads their
+	// events, the lower-tier indexes when it keeps them (host == nil: it
+	// does not), their version and scan, and parked requests' frozen
+	// lower-tier hits.
+	tiers       policy.TierReading
+	host, disk  *holders
+	tierVer     uint64
+	tierScan    *tierScan
+	frozenTiers map[int32][]policy.TierHits
+	usingTiers  []policy.TierHits
+	dd          *dedup // KVBM's consolidator, from a worker's first KVBM event (consolidator.go)
 }
 
 // RouterConfig configures the router stage around the policy.
@@ -145,6 +157,9 @@ func (r *router) grow(workers []*worker) {
 		r.refs.distinct = grown(r.refs.distinct, n)
 		r.scan.stamp, r.scan.present = grown(r.scan.stamp, n), grown(r.scan.present, n)
 		r.overlaps.matched = grown(r.overlaps.matched, n)
+		if r.tierScan != nil {
+			r.tierScan.hostEnd, r.tierScan.diskEnd = grown(r.tierScan.hostEnd, n), grown(r.tierScan.diskEnd, n)
+		}
 		r.forgetScans()
 	}
 }
@@ -223,6 +238,9 @@ func (r *router) forgetScans() {
 	if r.scan != nil {
 		r.scan.forget()
 		r.overlaps.forget()
+	}
+	if r.tierScan != nil {
+		r.tierScan.forget()
 	}
 }
 
@@ -332,6 +350,9 @@ func (r *router) publishUsage(w int, at Time, used, waiting int) {
 // blocks now load worker w. It returns the booked prefill tokens.
 func (r *router) book(w int, isl int, blocks []uint64) int {
 	booked := isl - r.Overlap(w, blocks)*r.blockSize
+	if r.host != nil {
+		booked = isl - r.cachedTokens(w, isl, blocks)
+	}
 	r.inFlight[w]++
 	r.prefill[w] += booked
 	if r.refs != nil {
@@ -355,8 +376,9 @@ func (r *router) finish(w int, blocks []uint64) {
 }
 
 func (r *router) applyKV(e kvEvent) {
-	if e.medium != MediumGPU {
-		return // the router indexes the GPU tier only
+	if e.medium != MediumGPU || r.dd != nil {
+		r.applyTier(e) // as the policy reads the tier (tierindex.go)
+		return
 	}
 	w := int(e.worker)
 	if e.stored {
@@ -396,6 +418,12 @@ func (r *router) park(i int32, isl int, blocks []uint64) {
 			r.frozen = map[int32][]int{}
 		}
 		r.frozen[i] = o
+		if r.host != nil {
+			if r.frozenTiers == nil {
+				r.frozenTiers = map[int32][]policy.TierHits{}
+			}
+			r.frozenTiers[i] = r.TierHits(blocks, nil)
+		}
 	}
 }
 
@@ -403,6 +431,9 @@ func (r *router) park(i int32, isl int, blocks []uint64) {
 func (r *router) thaw(i int32) {
 	if r.frozen != nil {
 		delete(r.frozen, i)
+	}
+	if r.frozenTiers != nil {
+		delete(r.frozenTiers, i)
 	}
 }
 

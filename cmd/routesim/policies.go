@@ -86,6 +86,7 @@ func releaseTable(rel policy.Release) string {
 		{"free-set reset", fmt.Sprintf("every %g s%s", float64(rel.ReconcileNs)/1e9, map[bool]string{true: ", keeping the overloaded workers", false: ""}[rel.KeepOverloaded])},
 		{"parked request's overlap", map[bool]string{true: "kept from its arrival", false: "recomputed at dequeue (or no queue)"}[rel.FreezeParkedOverlap]},
 		{"refusal", fmt.Sprintf("HTTP %d %q", rel.OverloadCode, rel.OverloadMessage)},
+		{"KV tiers below the GPU", tiersText(rel.Tiers)},
 	}
 	w := 0
 	for _, r := range rows {
@@ -107,4 +108,20 @@ var routerFlagDocs = map[string][2]string{
 	"metrics-lag":       {"1ms", "delay of the workers' published KV usage and waiting queues (engine metrics)"},
 	"kv-event-lag":      {"0s", "delay of KV stored/removed events reaching the router"},
 	"event-plane-delay": {"0s", "delay of the router's own load messages (ActiveLoad) reaching its busy monitor"},
+}
+
+// tiersText says what a release's router makes of the KV events of the
+// tiers below the GPU (policy.TierReading).
+func tiersText(t policy.TierReading) string {
+	s := "one index, the medium ignored: KVBM's host and disk blocks merged with the GPU's (its consolidator's dedup mode)"
+	if t.Lower {
+		s = fmt.Sprintf("KVBM's host and disk blocks merged with the GPU's (--kvbm-consolidator-mode dedup, the default); with passthrough, host and disk indexes matched on from each worker's GPU match, credited --router-host-cache-hit-weight %g and --router-disk-cache-hit-weight %g per block", t.HostWeight, t.DiskWeight)
+	}
+	switch t.NativeCPU {
+	case policy.CPURemovesDevice:
+		s += "; vLLM's own CPU tier (\"CPU\", no token ids): stores dropped, evictions erase the GPU entry"
+	case policy.CPURemovesHost:
+		s += "; vLLM's own CPU tier (\"CPU\", no token ids): stores dropped, evictions applied to the host index"
+	}
+	return s
 }
