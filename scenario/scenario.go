@@ -86,6 +86,12 @@ type Spec struct {
 	// backend: GiB of CPU memory per worker for vLLM's CPU KV tier (the
 	// OffloadingConnector; 0 = none; sim.HostTierConfig).
 	KVOffloadingSizeGiB float64 `json:"kv_offloading_size_gib,omitempty"`
+	// KVBMCPUCacheGB and KVBMDiskCacheGB are Dynamo KVBM's host and disk
+	// tiers per vLLM worker, in decimal GB (DYN_KVBM_CPU_CACHE_GB,
+	// DYN_KVBM_DISK_CACHE_GB; 0 = none; docs/kvbm.md). KVBM is a vLLM KV
+	// connector: it excludes kv_offloading_size_gib.
+	KVBMCPUCacheGB  float64 `json:"kvbm_cpu_cache_gb,omitempty"`
+	KVBMDiskCacheGB float64 `json:"kvbm_disk_cache_gb,omitempty"`
 	// Engine is the serving engine every worker runs: "vllm" (or empty)
 	// or "trtllm" (TensorRT-LLM 1.3.0rc14's PyTorch executor, as Dynamo
 	// 1.2.0 ships it). For trtllm, max_num_seqs and max_num_batched_tokens
@@ -267,12 +273,24 @@ func (s *Spec) checkEngineKind() []error {
 	if g := s.KVOffloadingSizeGiB; g != 0 && !(g > 0 && g <= sim.MaxKVOffloadingGiB) {
 		errs = append(errs, inputerr.Fieldf("kv_offloading_size_gib", "%g must be in (0, %d] GiB (0 = no CPU tier)", g, sim.MaxKVOffloadingGiB))
 	}
+	for _, c := range []struct {
+		field string
+		v     float64
+	}{{"kvbm_cpu_cache_gb", s.KVBMCPUCacheGB}, {"kvbm_disk_cache_gb", s.KVBMDiskCacheGB}} {
+		if c.v != 0 && !(c.v > 0 && c.v <= sim.MaxKVBMCacheGB) {
+			errs = append(errs, inputerr.Fieldf(c.field, "%g must be in (0, %d] GB (0 = no tier)", c.v, sim.MaxKVBMCacheGB))
+		}
+	}
+	if s.KVOffloadingSizeGiB != 0 && (s.KVBMCPUCacheGB != 0 || s.KVBMDiskCacheGB != 0) {
+		errs = append(errs, inputerr.Fieldf("kvbm_cpu_cache_gb", "KVBM and --kv-offloading-size are both vLLM KV connectors and vLLM takes one: set --kvbm-cpu-cache-gb/--kvbm-disk-cache-gb or --kv-offloading-size, not both"))
+	}
 	if kind == sim.TRTLLM {
 		for _, c := range []struct {
 			field string
 			set   bool
 		}{{"vllm_version", s.VLLMVersion != ""}, {"enforce_eager", s.EnforceEager}, {"async_scheduling", s.AsyncScheduling != nil},
-			{"kv_offloading_size_gib", s.KVOffloadingSizeGiB != 0}} {
+			{"kv_offloading_size_gib", s.KVOffloadingSizeGiB != 0}, {"kvbm_cpu_cache_gb", s.KVBMCPUCacheGB != 0},
+			{"kvbm_disk_cache_gb", s.KVBMDiskCacheGB != 0}} {
 			if c.set {
 				errs = append(errs, inputerr.Fieldf(c.field, "is vLLM's: it has no effect with `engine` trtllm"))
 			}
@@ -300,6 +318,7 @@ func (s *Spec) engineFlags() sim.EngineFlags {
 		MaxNumBatchedTokens: s.MaxNumBatchedTokens, GPUMemoryUtilization: s.GPUMemUtil,
 		NoPrefixCaching: !s.PrefixCaching, VLLMVersion: s.VLLMVersion, AsyncScheduling: s.AsyncScheduling,
 		NumGPUBlocksOverride: s.NumGPUBlocksOverride, KVCacheTokens: s.KVCacheTokens, KVOffloadingSizeGiB: s.KVOffloadingSizeGiB,
+		KVBMCPUCacheGB: s.KVBMCPUCacheGB, KVBMDiskCacheGB: s.KVBMDiskCacheGB,
 		Engine: kind, CapacityPolicy: pol, ChunkedPrefill: kind == sim.TRTLLM && s.EnableChunkedPrefill,
 		NoOverlap: s.DisableOverlapScheduler, FreeGPUMemoryFraction: s.FreeGPUMemoryFraction,
 	}

@@ -212,6 +212,9 @@ func (w WorkerConfig) validate() []error {
 		bad("a vLLM worker with TensorRT-LLM settings (capacity policy %v, chunked prefill %v, overlap off %v)", w.CapacityPolicy, w.ChunkedPrefill, w.NoOverlap)
 	}
 	errs = append(errs, w.HostTier.validate(w.Engine)...)
+	if errs = append(errs, w.KVBM.validate()...); w.KVBM.On && !w.HostTier.on() {
+		errs = append(errs, inputerr.Fieldf("kvbm_cpu_cache_gb", "KVBM without a host tier"))
+	}
 	if w.CapacityPolicy > StaticBatch {
 		errs = append(errs, inputerr.Fieldf("capacity_scheduler_policy", "%v: want GUARANTEED_NO_EVICT, MAX_UTILIZATION or STATIC_BATCH", w.CapacityPolicy))
 	}
@@ -251,6 +254,10 @@ type EngineFlags struct {
 	// backend: GiB of CPU memory per worker for its KV offloading tier
 	// (0 = none; hostTierConfig).
 	KVOffloadingSizeGiB float64
+	// KVBMCPUCacheGB and KVBMDiskCacheGB are Dynamo KVBM's
+	// DYN_KVBM_CPU_CACHE_GB and DYN_KVBM_DISK_CACHE_GB: decimal GB per
+	// worker of its host and disk tiers (0 = none; kvbmConfig).
+	KVBMCPUCacheGB, KVBMDiskCacheGB float64
 	// Engine selects the scheduler; the rest are TensorRT-LLM's knobs
 	// (WorkerConfig), FreeGPUMemoryFraction its memory rule's fraction.
 	Engine                EngineKind
@@ -329,11 +336,18 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	kvHost, kv, err := kvbmConfig(dep, f)
+	if err != nil {
+		errs = append(errs, err)
+	} else if kv.On {
+		host = kvHost
+	}
 	if len(errs) > 0 {
 		return WorkerConfig{}, errors.Join(errs...)
 	}
 	return WorkerConfig{
 		HostTier:            host,
+		KVBM:                kv,
 		MaxNumSeqs:          f.MaxNumSeqs,
 		MaxNumBatchedTokens: f.MaxNumBatchedTokens,
 		BlockSize:           f.BlockSize,

@@ -138,6 +138,7 @@ type hostTier struct {
 	kicks   []Time   // ends of loads issued since the cluster last looked
 	missing []uint64 // store's scratch
 	stats   HostStats
+	kv      *kvbm // Dynamo KVBM's rules and disk tier instead of vLLM's (nil: vLLM's; kvbm.go)
 }
 
 // hostLoad is a request waiting for blocks [from, from+n) of its job to
@@ -178,6 +179,9 @@ func (h *hostTier) held() int { return len(h.index) }
 // touch makes hashes the most recently used, the first most recent of all
 // (vLLM's touch walks them in reverse).
 func (h *hostTier) touch(hashes []uint64) {
+	if h.kv != nil { // KVBM's lookup touches nothing (kvbm.load does)
+		return
+	}
 	for i := len(hashes) - 1; i >= 0; i-- {
 		if s, ok := h.index[hashes[i]]; ok && s != h.tail {
 			h.unlink(s)
@@ -189,6 +193,9 @@ func (h *hostTier) touch(hashes []uint64) {
 // lookup counts the consecutive blocks of hashes[from:limit] the tier
 // holds, ready by now.
 func (h *hostTier) lookup(hashes []uint64, from, limit int, now Time) int {
+	if h.kv != nil {
+		return h.kv.lookup(h, hashes, from, limit, now)
+	}
 	n := 0
 	for k := from; k < limit && k < len(hashes); k++ {
 		s, ok := h.index[hashes[k]]
@@ -262,6 +269,9 @@ func (h *hostTier) evict(s int32) {
 // load pins hashes (the caller found them with lookup) and queues their
 // copy to the GPU at now; it returns when the copy ends.
 func (h *hostTier) load(hashes []uint64, now Time) Time {
+	if h.kv != nil {
+		return h.kv.load(h, hashes, now)
+	}
 	for _, x := range hashes {
 		h.pins[h.index[x]]++
 	}
@@ -273,6 +283,10 @@ func (h *hostTier) load(hashes []uint64, now Time) Time {
 
 // unpin ends a load of hashes.
 func (h *hostTier) unpin(hashes []uint64) {
+	if h.kv != nil {
+		h.kv.unpin(h, hashes)
+		return
+	}
 	for _, x := range hashes {
 		h.pins[h.index[x]]--
 	}
@@ -282,6 +296,9 @@ func (h *hostTier) unpin(hashes []uint64) {
 // block once in the LRU list and the index, pins matching the loads in
 // flight.
 func (h *hostTier) check(reqs *reqStore) error {
+	if h.kv != nil {
+		return h.kv.check(h, reqs)
+	}
 	pins, err := h.checkSlots()
 	if err != nil {
 		return err

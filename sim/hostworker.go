@@ -58,6 +58,12 @@ func (w *worker) hostAdmit(ri int32, r *reqState, budget *int) (handled, stop bo
 	r.table, _ = w.kv.Grow(r.table, hh)
 	r.computed, r.committed = (hits+hh)*B, hits
 	done := h.load(r.blocks[hits:hits+hh], h.now)
+	if !r.admitted {
+		r.cachedHost, r.cachedDisk = int32(hh*B), 0
+		if h.kv != nil {
+			r.cachedHost, r.cachedDisk = int32(h.kv.lastHost*B), int32(h.kv.lastDisk*B)
+		}
+	}
 	h.loads = append(h.loads, hostLoad{req: ri, done: done, from: hits, n: hh})
 	h.kicks = append(h.kicks, done)
 	w.popWaiting()
@@ -101,6 +107,9 @@ func (w *worker) dropBlocks(r *reqState) {
 	w.kv.Release(r.table)
 	r.table = r.table[:0]
 	r.computed, r.committed = 0, 0
+	if !r.admitted {
+		r.cachedHost, r.cachedDisk = 0, 0
+	}
 }
 
 // enter moves waiting request ri, its blocks in hand, into the step with
@@ -157,6 +166,10 @@ func (w *worker) forgetLoad(ri int32) {
 // on being new: called as commitFull makes them findable on the GPU, at
 // the end of the step that filled them.
 func (w *worker) storeFull(r *reqState, from, full int) {
+	if w.host.kv != nil {
+		w.host.kv.store(w.host, r.blocks[from:full], w.endAt)
+		return
+	}
 	w.host.store(r.blocks[:full], from, w.endAt)
 }
 
@@ -177,6 +190,9 @@ func (c *cluster) hostAfter(w *worker) {
 		c.eng.Schedule(t, KindKick, int32(w.id))
 	}
 	h.kicks = h.kicks[:0]
+	if h.kv != nil {
+		c.kvbmPublish(w)
+	}
 	// A step that preempted admits no one (vLLM V1); with requests holding
 	// GPU blocks while waiting, it may have preempted every running one,
 	// leaving nothing to end and wake the worker: look again now (admit

@@ -30,6 +30,9 @@ type WorkerConfig struct {
 	// HostTier is vLLM's CPU KV offloading (--kv-offloading-size with the
 	// native backend, the OffloadingConnector): zero means none (hosttier.go).
 	HostTier HostTierConfig `json:",omitzero"`
+	// KVBM makes the host tier Dynamo's KV Block Manager (G2) with an
+	// optional disk tier (G3) instead of vLLM's native one (kvbm.go).
+	KVBM KVBMConfig `json:",omitzero"`
 }
 
 // reqState is a request's life inside the cluster. The fields a step
@@ -59,9 +62,12 @@ type reqState struct {
 	secondToken Time
 	end         Time
 	cached      int // prompt tokens served from the prefix cache at first admission
-	preemptions int
-	admitted    bool
-	deadline    Time // when the client gives up on the current send (0 = never)
+	// cachedHost and cachedDisk are the prompt tokens of cached loaded from
+	// the host and disk tiers at first admission (GPU hits: the rest).
+	cachedHost, cachedDisk int32
+	preemptions            int
+	admitted               bool
+	deadline               Time // when the client gives up on the current send (0 = never)
 }
 
 // numTokens is the sequence length known so far: the prompt plus sampled
@@ -126,6 +132,8 @@ type WorkerStats struct {
 	BatchedTokensSum int // for the mean tokens per step
 	// Host counts the CPU tier's traffic (nil: no tier).
 	Host *HostStats `json:",omitempty"`
+	// Disk counts a KVBM disk tier's traffic (nil: none).
+	Disk *HostStats `json:",omitempty"`
 }
 
 func newWorker(id int, cfg WorkerConfig, prof *model.Profile, reqs *reqStore) *worker {
@@ -136,6 +144,10 @@ func newWorker(id int, cfg WorkerConfig, prof *model.Profile, reqs *reqStore) *w
 	if cfg.HostTier.on() {
 		w.host = newHostTier(cfg.HostTier)
 		w.stats.Host = &w.host.stats
+		if cfg.KVBM.On {
+			w.host.kv = newKVBM(cfg.KVBM)
+			w.stats.Disk = w.host.kv.diskStats()
+		}
 	}
 	return w
 }
@@ -285,7 +297,7 @@ func (w *worker) admit(budget int, cutoff Time) {
 		r.table = w.kv.Acquire(r.table[:0], r.blocks[:hits])
 		r.table, _ = w.kv.Grow(r.table, need)
 		r.computed, r.committed = computed, hits
-		if w.host != nil {
+		if w.host != nil && w.host.kv == nil {
 			r.committed = 0 // its GPU hits are written to the CPU tier too (storeFull)
 		}
 		w.stats.PromptTokens += total

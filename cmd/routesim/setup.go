@@ -56,6 +56,8 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.IntVar(&s.NumGPUBlocksOverride, "num-gpu-blocks-override", s.NumGPUBlocksOverride, "KV capacity in blocks of --block-size, as vLLM's flag (0 = derive it from memory)")
 	fs.IntVar(&s.KVCacheTokens, "kv-cache-tokens", s.KVCacheTokens, "KV capacity in tokens: the \"GPU KV cache size: N tokens\" your vLLM log printed (0 = derive it)")
 	fs.Float64Var(&s.KVOffloadingSizeGiB, "kv-offloading-size", s.KVOffloadingSizeGiB, "vLLM's CPU KV offloading (native backend, the OffloadingConnector): GiB of host memory per worker; blocks the GPU fills are copied there and reloaded over PCIe instead of recomputed (0 = none; see docs/readings/kv-tiers.md)")
+	fs.Float64Var(&s.KVBMCPUCacheGB, "kvbm-cpu-cache-gb", s.KVBMCPUCacheGB, "Dynamo KVBM (its vLLM connector): GB (10⁹ bytes) of host memory per worker, DYN_KVBM_CPU_CACHE_GB; every block a step computes is written there and reloaded over PCIe instead of recomputed (0 = none; excludes --kv-offloading-size; see docs/kvbm.md)")
+	fs.Float64Var(&s.KVBMDiskCacheGB, "kvbm-disk-cache-gb", s.KVBMDiskCacheGB, "Dynamo KVBM: GB of local disk per worker, DYN_KVBM_DISK_CACHE_GB, below --kvbm-cpu-cache-gb; host blocks seen twice are written there (0 = none; see docs/kvbm.md)")
 	fs.BoolVar(&s.EnforceEager, "enforce-eager", s.EnforceEager, "vLLM's --enforce-eager (no CUDA graphs): a kernel prior then carries eager-mode launch gaps")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of every random stream in the run")
 	fs.Float64Var(&s.WarmupS, "warmup", s.WarmupS, "seconds at the start whose arrivals are left out of the statistics (they still load the cluster)")
