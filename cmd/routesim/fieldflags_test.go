@@ -24,6 +24,10 @@ func TestFieldErrorsNameRealFlags(t *testing.T) {
 		{"run", "--max-model-len", "99999999", "--vllm-version", "x", "--kv-cache-tokens", "-1"},
 		{"run", "--skip", "-1", "--first", "-1", "--max-isl", "-1", "--kv-cache-dtype", "int3", "--quant", "int3"},
 		{"run", "--kv-offloading-size", "NaN"},
+		{"run", "--kvbm-cpu-cache-gb", "-1"},
+		{"run", "--kvbm-disk-cache-gb", "NaN"},
+		{"run", "--kvbm-cpu-cache-gb", "10", "--kv-offloading-size", "10"},
+		{"run", "--kvbm-disk-cache-gb", "100"},
 	} {
 		_, _, err := runCLI(args...)
 		if err == nil {
