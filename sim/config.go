@@ -258,6 +258,11 @@ type EngineFlags struct {
 	// DYN_KVBM_CPU_CACHE_GB and DYN_KVBM_DISK_CACHE_GB: decimal GB per
 	// worker of its host and disk tiers (0 = none; kvbmConfig).
 	KVBMCPUCacheGB, KVBMDiskCacheGB float64
+	// KVBMDiskReadGBs and KVBMDiskWriteGBs are the KVBM disk's bandwidths
+	// in GB/s (0: DefaultDiskReadBytesPerSec, DefaultDiskWriteBytesPerSec).
+	KVBMDiskReadGBs, KVBMDiskWriteGBs float64
+	// KVBMEvents is the KV event consolidator's mode (kvbmevents.go).
+	KVBMEvents KVBMEvents
 	// Engine selects the scheduler; the rest are TensorRT-LLM's knobs
 	// (WorkerConfig), FreeGPUMemoryFraction its memory rule's fraction.
 	Engine                EngineKind

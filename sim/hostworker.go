@@ -30,6 +30,9 @@ func (w *worker) hostAdmit(ri int32, r *reqState, budget *int) (handled, stop bo
 		w.enter(ri, r, n, budget)
 		return true, false
 	}
+	if len(w.running) == 0 && w.promoteLoaded(ri) {
+		return true, false
+	}
 	limit := (total - 1) / B // at least one token is computed, as for GPU hits
 	h.touch(r.blocks[:min(len(r.blocks), total/B)])
 	var hits, hitsFree, hh int
@@ -82,6 +85,13 @@ func (w *worker) unstall(head int32) bool {
 	h := w.host
 	if k := h.earlier; k > 0 { // not a load this schedule issued: that was progress
 		l := h.loads[k-1]
+		if r := w.reqs.at(l.req); w.blocksFor(r.computed+1)-len(r.table) <= w.kv.Free() {
+			// Once loaded it runs (its next block fits): wait for it.
+			// Cancelling it for a head that loads too could have the two
+			// cancel each other's loads forever (TestKVBMInvariantsOnRandomRuns
+			// found such a run).
+			return false
+		}
 		h.loads = slices.Delete(h.loads, k-1, k)
 		h.earlier--
 		r := w.reqs.at(l.req)
@@ -95,6 +105,27 @@ func (w *worker) unstall(head int32) bool {
 		if ri := w.waiting[i]; ri != head && len(w.reqs.at(ri).table) > 0 {
 			w.dropBlocks(w.reqs.at(ri))
 			h.stats.Unstalls++
+			return true
+		}
+	}
+	return false
+}
+
+// promoteLoaded moves a waiting request whose blocks came back from the
+// tier, and whose next block fits, ahead of head, when nothing runs. Its
+// blocks are held and no one else can use them: were head admitted
+// first, it could be preempted by the blocks it lacks, readmitted on its
+// GPU hits and preempted again, forever (TestKVBMInvariantsOnRandomRuns
+// found such a run; vLLM, which keeps the queue's order, would cycle so
+// too). It reports whether it moved one.
+func (w *worker) promoteLoaded(head int32) bool {
+	for i := w.wHead + 1; i < len(w.waiting); i++ {
+		ri := w.waiting[i]
+		r := w.reqs.at(ri)
+		if ri != head && len(r.table) > 0 && w.blocksFor(r.computed+1)-len(r.table) <= w.kv.Free() {
+			w.waiting = slices.Delete(w.waiting, i, i+1)
+			w.prependWaiting(ri)
+			w.host.stats.Unstalls++
 			return true
 		}
 	}

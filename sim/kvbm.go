@@ -49,6 +49,8 @@ const (
 	// MaxKVBMCacheGB bounds --kvbm-cpu-cache-gb and --kvbm-disk-cache-gb:
 	// 1 PB, far from overflowing the byte count.
 	MaxKVBMCacheGB = 1 << 20
+	// MaxDiskGBs bounds the disk bandwidth flags: 1 PB/s.
+	MaxDiskGBs = 1 << 20
 )
 
 // The disk offload filter's constants (lib/bindings/kvbm/src/block_manager.rs
@@ -70,6 +72,8 @@ type KVBMConfig struct {
 	// block (the KV of all the worker's GPUs) on the disk.
 	DiskReadNs  float64 `json:",omitempty"`
 	DiskWriteNs float64 `json:",omitempty"`
+	// Events is the KV event consolidator's mode (kvbmevents.go).
+	Events KVBMEvents `json:",omitempty"`
 }
 
 func (k KVBMConfig) validate() []error {
@@ -78,6 +82,9 @@ func (k KVBMConfig) validate() []error {
 			return []error{inputerr.Fieldf("kvbm_disk_cache_gb", "a KVBM disk tier needs KVBM's host tier (kvbm_cpu_cache_gb)")}
 		}
 		return nil
+	}
+	if k.Events > KVBMEventsPassthrough {
+		return []error{inputerr.Fieldf("kvbm_kv_events", "mode %d: want dedup or passthrough", k.Events)}
 	}
 	if k.DiskBlocks < 0 || (k.DiskBlocks > 0 && !(k.DiskReadNs > 0 && k.DiskWriteNs > 0 && !math.IsInf(k.DiskReadNs+k.DiskWriteNs, 0))) {
 		return []error{inputerr.Fieldf("kvbm_disk_cache_gb", "a disk tier of %d blocks read in %g ns and written in %g ns each: want ≥ 0 blocks and finite times > 0", k.DiskBlocks, k.DiskReadNs, k.DiskWriteNs)}
@@ -100,6 +107,25 @@ func kvbmConfig(dep model.Deployment, f EngineFlags) (HostTierConfig, KVBMConfig
 			return HostTierConfig{}, KVBMConfig{}, inputerr.Fieldf(c.field, "%g must be in (0, %d] GB (0 = no tier)", c.v, MaxKVBMCacheGB)
 		}
 	}
+	rd, wr := DefaultDiskReadBytesPerSec, DefaultDiskWriteBytesPerSec
+	for _, c := range []struct {
+		field string
+		v     float64
+		bps   *float64
+	}{{"kvbm_disk_read_gb_s", f.KVBMDiskReadGBs, &rd}, {"kvbm_disk_write_gb_s", f.KVBMDiskWriteGBs, &wr}} {
+		switch {
+		case c.v == 0:
+		case !(c.v > 0 && c.v <= MaxDiskGBs):
+			return HostTierConfig{}, KVBMConfig{}, inputerr.Fieldf(c.field, "%g must be in (0, %d] GB/s (0 = a PCIe Gen4 NVMe drive's)", c.v, MaxDiskGBs)
+		case disk == 0:
+			return HostTierConfig{}, KVBMConfig{}, inputerr.Fieldf(c.field, "is the KVBM disk's bandwidth: it needs --kvbm-disk-cache-gb")
+		default:
+			*c.bps = c.v * 1e9
+		}
+	}
+	if f.KVBMEvents != KVBMEventsDedup && cpu == 0 {
+		return HostTierConfig{}, KVBMConfig{}, inputerr.Fieldf("kvbm_kv_events", "is KVBM's KV event consolidator: it needs --kvbm-cpu-cache-gb")
+	}
 	switch {
 	case cpu == 0 && disk == 0:
 		return HostTierConfig{}, KVBMConfig{}, nil
@@ -121,14 +147,14 @@ func kvbmConfig(dep model.Deployment, f EngineFlags) (HostTierConfig, KVBMConfig
 	if h.Blocks < 1 {
 		return HostTierConfig{}, KVBMConfig{}, inputerr.Fieldf("kvbm_cpu_cache_gb", "%g GB holds no block of %d bytes", cpu, h.BlockBytes)
 	}
-	k := KVBMConfig{On: true}
+	k := KVBMConfig{On: true, Events: f.KVBMEvents}
 	if disk > 0 {
 		k.DiskBlocks = int(disk * 1e9 / float64(h.BlockBytes))
 		if k.DiskBlocks < 1 {
 			return HostTierConfig{}, KVBMConfig{}, inputerr.Fieldf("kvbm_disk_cache_gb", "%g GB holds no block of %d bytes", disk, h.BlockBytes)
 		}
-		k.DiskReadNs = float64(h.BlockBytes) / DefaultDiskReadBytesPerSec * 1e9
-		k.DiskWriteNs = float64(h.BlockBytes) / DefaultDiskWriteBytesPerSec * 1e9
+		k.DiskReadNs = float64(h.BlockBytes) / rd * 1e9
+		k.DiskWriteNs = float64(h.BlockBytes) / wr * 1e9
 	}
 	return h, k, nil
 }
@@ -143,6 +169,7 @@ type kvbm struct {
 	// lastHost and lastDisk split the blocks lookup found last.
 	lastHost, lastDisk int
 	events             []kvbmEvent // published by the cluster after the schedule
+	cons               *kvbmCons   // the KV event consolidator (nil: the router reads no KV events)
 }
 
 // kvbmEvent is a store or removal KVBM reports for one tier.
@@ -445,15 +472,17 @@ func (k *kvbm) check(h *hostTier, reqs *reqStore) error {
 	if pins != want {
 		return fmt.Errorf("KVBM: %d pins, %d blocks being loaded", pins, want)
 	}
-	return nil
-}
-
-// kvbmPublish sends the tier events w's KVBM reported since the last
-// call (after the KV event lag, like the GPU's).
-func (c *cluster) kvbmPublish(w *worker) {
-	k := w.host.kv
-	for _, e := range k.events {
-		c.tierEvent(int32(w.id), e.medium, e.stored, e.hash)
+	if c := k.cons; c != nil && len(k.events) == 0 {
+		for x, src := range c.src {
+			_, inHost := h.index[x]
+			inDisk := false
+			if k.disk != nil {
+				_, inDisk = k.disk.index[x]
+			}
+			if src&srcKVBM != 0 && !inHost && !inDisk {
+				return fmt.Errorf("KVBM: the consolidator counts KVBM among block %#x's sources, but neither tier holds it", x)
+			}
+		}
 	}
-	k.events = k.events[:0]
+	return nil
 }

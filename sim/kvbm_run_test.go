@@ -101,28 +101,48 @@ func TestKVBMFilterKeepsOnceSeenBlocksOffDisk(t *testing.T) {
 // its capacity, its index and LRU list agree, and the pins of both tiers
 // equal the blocks being loaded; here every request also ends exactly
 // once, peaks stay within capacities, and a disk appears only where one
-// is configured.
+// is configured. With a KV-aware router the events go through the
+// consolidator, which CheckInvariants checks too (KVBM is a block's
+// source only while a KVBM tier holds it).
+// kvbmRandomRun draws a small random run with KVBM tiers (a disk on two
+// seeds in three) and, on two in three, a KV-aware router.
+func kvbmRandomRun(seed uint64) (Config, []treq) {
+	rng := rand.New(rand.NewPCG(seed, 39))
+	cfg := testConfig(1 + rng.IntN(3))
+	cfg.Seed = seed
+	w := &cfg.Pools[0].Worker
+	w.BlockSize = []int{16, 32, 64}[rng.IntN(3)]
+	w.MaxNumSeqs = 1 + rng.IntN(16)
+	w.MaxNumBatchedTokens = 64 + rng.IntN(4096)
+	w.MaxModelLen = 3000
+	w.KVBlocks = (3000+w.BlockSize-1)/w.BlockSize + rng.IntN(100)
+	w.HostTier = HostTierConfig{Blocks: 1 + rng.IntN(300), BlockBytes: 1 << 20, BlockNs: float64(1 + rng.IntN(400_000))}
+	w.KVBM = KVBMConfig{On: true}
+	if rng.IntN(3) > 0 {
+		w.KVBM.DiskBlocks = 1 + rng.IntN(600)
+		w.KVBM.DiskReadNs = float64(1 + rng.IntN(2_000_000))
+		w.KVBM.DiskWriteNs = float64(1 + rng.IntN(2_000_000))
+	}
+	w.KVBM.Events = KVBMEvents(rng.IntN(2))
+	cfg.Router.KVAware = rng.IntN(3) > 0 // KV events through the consolidator
+	cfg.Router.KVEventLag = Time(rng.IntN(3)) * Millisecond
+	cfg.Pools[0].Profile.NoiseSigma = rng.Float64() * 0.5
+	return cfg, *randomTrace(rng, 1+rng.IntN(80))
+}
+
+// KV accounting across tiers on random runs (property_test.go's style):
+// CheckInvariants verifies after every step that each tier holds at most
+// its capacity, its index and LRU list agree, and the pins of both tiers
+// equal the blocks being loaded; here every request also ends exactly
+// once, peaks stay within capacities, and a disk appears only where one
+// is configured. With a KV-aware router the events go through the
+// consolidator, which CheckInvariants checks too (KVBM is a block's
+// source only while a KVBM tier holds it).
 func TestKVBMInvariantsOnRandomRuns(t *testing.T) {
-	for seed := uint64(1); seed <= 30; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 39))
-		cfg := testConfig(1 + rng.IntN(3))
-		cfg.Seed = seed
+	for seed := uint64(1); seed <= 60; seed++ {
+		cfg, reqs := kvbmRandomRun(seed)
 		w := &cfg.Pools[0].Worker
-		w.BlockSize = []int{16, 32, 64}[rng.IntN(3)]
-		w.MaxNumSeqs = 1 + rng.IntN(16)
-		w.MaxNumBatchedTokens = 64 + rng.IntN(4096)
-		w.MaxModelLen = 3000
-		w.KVBlocks = (3000+w.BlockSize-1)/w.BlockSize + rng.IntN(100)
-		w.HostTier = HostTierConfig{Blocks: 1 + rng.IntN(300), BlockBytes: 1 << 20, BlockNs: float64(1 + rng.IntN(400_000))}
-		w.KVBM = KVBMConfig{On: true}
-		if rng.IntN(3) > 0 {
-			w.KVBM.DiskBlocks = 1 + rng.IntN(600)
-			w.KVBM.DiskReadNs = float64(1 + rng.IntN(2_000_000))
-			w.KVBM.DiskWriteNs = float64(1 + rng.IntN(2_000_000))
-		}
-		cfg.Pools[0].Profile.NoiseSigma = rng.Float64() * 0.5
-		reqs := randomTrace(rng, 1+rng.IntN(80))
-		res, _ := simulate(t, cfg, mkTrace(*reqs...))
+		res, _ := simulate(t, cfg, mkTrace(reqs...))
 		s := Summarize(res)
 		if s.Completed+s.Rejected["rejected-too-long"] != s.Offered {
 			t.Errorf("seed %d: offered %d ≠ completed %d + rejected %v", seed, s.Offered, s.Completed, s.Rejected)
@@ -147,6 +167,22 @@ func TestKVBMInvariantsOnRandomRuns(t *testing.T) {
 					t.Errorf("seed %d worker %d %s: %d stored − %d evicted = %d held, peak %d, capacity %d", seed, i, tier.name, h.StoredBlocks, h.Evictions, held, h.PeakBlocks, tier.cap)
 				}
 			}
+		}
+	}
+}
+
+// The same runs with vLLM's own CPU tier end too. Two of them (seeds 5
+// and 22) used to run forever, in code both tiers share: a loaded request
+// holding most of the GPU while the head, admitted on its GPU hits, was
+// preempted for lack of blocks at each step; and two requests cancelling
+// each other's loads (hostworker.go promoteLoaded, unstall).
+func TestHostTierRandomRunsEnd(t *testing.T) {
+	for seed := uint64(1); seed <= 60; seed++ {
+		cfg, reqs := kvbmRandomRun(seed)
+		cfg.Pools[0].Worker.KVBM = KVBMConfig{}
+		res, _ := simulate(t, cfg, mkTrace(reqs...))
+		if s := Summarize(res); s.Completed+s.Rejected["rejected-too-long"] != s.Offered {
+			t.Errorf("seed %d: offered %d ≠ completed %d + rejected %v", seed, s.Offered, s.Completed, s.Rejected)
 		}
 	}
 }

@@ -192,6 +192,10 @@ func TestKVBMConfigFromCacheSizes(t *testing.T) {
 	if want := float64(8<<20) / DefaultDiskReadBytesPerSec * 1e9; k.DiskReadNs != want {
 		t.Errorf("disk read %g ns a block, want %g", k.DiskReadNs, want)
 	}
+	_, k2, err := kvbmConfig(dep, EngineFlags{KVBMCPUCacheGB: 8, KVBMDiskCacheGB: 100, KVBMDiskReadGBs: 2, KVBMDiskWriteGBs: 1, BlockSize: 16})
+	if err != nil || k2.DiskReadNs != float64(8<<20)/2 || k2.DiskWriteNs != float64(8<<20)/1 {
+		t.Errorf("2 GB/s read, 1 GB/s write: %+v, %v; want %g and %g ns a block", k2, err, float64(8<<20)/2, float64(8<<20)/1)
+	}
 	for _, c := range []struct {
 		name, field string
 		f           EngineFlags
@@ -204,11 +208,59 @@ func TestKVBMConfigFromCacheSizes(t *testing.T) {
 		{"with vLLM's connector", "kvbm_cpu_cache_gb", EngineFlags{KVBMCPUCacheGB: 8, KVOffloadingSizeGiB: 8, BlockSize: 16}},
 		{"trtllm", "kvbm_cpu_cache_gb", EngineFlags{KVBMCPUCacheGB: 8, BlockSize: 16, Engine: TRTLLM}},
 		{"no prefix caching", "kvbm_cpu_cache_gb", EngineFlags{KVBMCPUCacheGB: 8, BlockSize: 16, NoPrefixCaching: true}},
+		{"disk bandwidth without a disk", "kvbm_disk_read_gb_s", EngineFlags{KVBMCPUCacheGB: 8, KVBMDiskReadGBs: 3, BlockSize: 16}},
+		{"NaN disk write", "kvbm_disk_write_gb_s", EngineFlags{KVBMCPUCacheGB: 8, KVBMDiskCacheGB: 8, KVBMDiskWriteGBs: math.NaN(), BlockSize: 16}},
+		{"consolidator without KVBM", "kvbm_kv_events", EngineFlags{KVBMEvents: KVBMEventsPassthrough, BlockSize: 16}},
 	} {
 		_, _, err := kvbmConfig(dep, c.f)
 		var fe *inputerr.FieldError
 		if err == nil || !errors.As(err, &fe) || fe.Field != c.field {
 			t.Errorf("%s: error %v, want one naming %s", c.name, err, c.field)
+		}
+	}
+}
+
+// The KV event consolidator (kv_consolidator/tracker.rs L300-465, L575-595
+// @c8d8e7602573). Dedup: one store when the first source gets a block,
+// one removal when the last drops it, both as device-tier events; KVBM's
+// host and disk are one source, so a host removal ends KVBM's part even
+// while the disk holds the block. Passthrough: each event with its tier.
+func TestKVBMConsolidator(t *testing.T) {
+	type ev struct {
+		stored bool
+		m      Medium
+		h      uint64
+	}
+	var got []ev
+	out := func(stored bool, m Medium, h uint64) { got = append(got, ev{stored, m, h}) }
+	d := newKVBMCons(KVBMEventsDedup, out)
+	d.event(srcGPU, MediumGPU, true, 1)         // published: first source
+	d.event(srcKVBM, MediumCPUPinned, true, 1)  // KVBM joins: nothing
+	d.event(srcGPU, MediumGPU, false, 1)        // GPU drops it: KVBM holds it
+	d.event(srcKVBM, MediumDisk, true, 1)       // disk: KVBM already a source
+	d.event(srcKVBM, MediumCPUPinned, false, 1) // host drops it: last source gone
+	d.event(srcKVBM, MediumDisk, false, 1)      // KVBM no longer a source: nothing
+	want := []ev{{true, MediumGPU, 1}, {false, MediumGPU, 1}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("dedup published %+v, want %+v", got, want)
+	}
+	got = nil
+	p := newKVBMCons(KVBMEventsPassthrough, out)
+	p.event(srcGPU, MediumGPU, true, 2)
+	p.event(srcKVBM, MediumCPUPinned, true, 2)
+	p.event(srcKVBM, MediumDisk, true, 2)
+	p.event(srcGPU, MediumGPU, false, 2)
+	want = []ev{{true, MediumGPU, 2}, {true, MediumCPUPinned, 2}, {true, MediumDisk, 2}, {false, MediumGPU, 2}}
+	if len(got) != 4 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] || got[3] != want[3] {
+		t.Errorf("passthrough published %+v, want %+v", got, want)
+	}
+	for _, c := range []struct {
+		in   string
+		want KVBMEvents
+		ok   bool
+	}{{"", KVBMEventsDedup, true}, {"dedup", KVBMEventsDedup, true}, {"Passthrough", KVBMEventsPassthrough, true}, {"merged", 0, false}} {
+		if m, err := ParseKVBMEvents(c.in); (err == nil) != c.ok || m != c.want {
+			t.Errorf("ParseKVBMEvents(%q) = %v, %v", c.in, m, err)
 		}
 	}
 }

@@ -248,6 +248,9 @@ func (c *cluster) addWorker(p int, pc *PoolConfig) *worker {
 	w.noise = newStepNoise(c.cfg.Seed, w.id)
 	if c.cfg.routerConfig(p).KVAware {
 		w.kv.Events = kvSink{c, int32(w.id)}
+		if s := c.kvbmSinkFor(w); s != nil {
+			w.kv.Events = s
+		}
 	}
 	c.workers = append(c.workers, w)
 	c.poolOf = append(c.poolOf, int32(p))

@@ -28,6 +28,10 @@ func TestFieldErrorsNameRealFlags(t *testing.T) {
 		{"run", "--kvbm-disk-cache-gb", "NaN"},
 		{"run", "--kvbm-cpu-cache-gb", "10", "--kv-offloading-size", "10"},
 		{"run", "--kvbm-disk-cache-gb", "100"},
+		{"run", "--kvbm-cpu-cache-gb", "10", "--kvbm-disk-read-gb-s", "5"},
+		{"run", "--kvbm-cpu-cache-gb", "10", "--kvbm-disk-cache-gb", "10", "--kvbm-disk-write-gb-s", "1e300"},
+		{"run", "--kvbm-kv-events", "merged"},
+		{"run", "--kvbm-kv-events", "passthrough"},
 	} {
 		_, _, err := runCLI(args...)
 		if err == nil {
