@@ -109,6 +109,7 @@ type HostStats struct {
 	Blocks        int   // capacity
 	BlockBytes    int64 // bytes per block copied
 	StoredBlocks  int   // copied GPU → CPU
+	DupBlocks     int   `json:",omitempty"` // copied GPU → CPU though the tier had them (KVBM's write policy)
 	SkippedBlocks int   // not stored: no room (every candidate pinned or in flight)
 	LoadedBlocks  int   // copied CPU → GPU
 	LookedBlocks  int   // blocks looked up in the tier (past the GPU hits) at admissions
@@ -381,7 +382,7 @@ func (s *HostTierSummary) add(h *HostStats) *HostTierSummary {
 	s.SkippedBlocks += h.SkippedBlocks
 	s.Evictions += h.Evictions
 	s.Unstalls += h.Unstalls
-	s.BytesToHost += float64(h.StoredBlocks) * float64(h.BlockBytes)
+	s.BytesToHost += float64(h.StoredBlocks+h.DupBlocks) * float64(h.BlockBytes)
 	s.BytesFromHost += float64(h.LoadedBlocks) * float64(h.BlockBytes)
 	s.looked += h.LookedBlocks
 	if s.looked > 0 {

@@ -267,6 +267,7 @@ func (k *kvbm) store(h *hostTier, cand []uint64, at Time) {
 	h.d2h = start + durationOf(float64(m)*h.cfg.BlockNs)
 	for _, x := range cand {
 		if s, ok := h.index[x]; ok {
+			h.stats.DupBlocks++
 			// register_blocks finds the hash: an unused block is reused
 			// (returned again, and offered to the disk again); one in use
 			// is left as it is.

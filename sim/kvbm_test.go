@@ -54,8 +54,8 @@ func TestKVBMWriteCopiesEveryCandidate(t *testing.T) {
 		t.Fatalf("first store: queue drains at %v, %d stored; want 30, 3", h.d2h, h.stats.StoredBlocks)
 	}
 	h.kv.store(h, []uint64{2, 3, 4}, 100)
-	if h.d2h != 130 || h.stats.StoredBlocks != 4 || h.held() != 4 {
-		t.Errorf("second store: queue drains at %v, %d stored, %d held; want 130 (3 copies), 4, 4", h.d2h, h.stats.StoredBlocks, h.held())
+	if h.d2h != 130 || h.stats.StoredBlocks != 4 || h.stats.DupBlocks != 2 || h.held() != 4 {
+		t.Errorf("second store: queue drains at %v, %d stored, %d copied again, %d held; want 130 (3 copies), 4, 2, 4", h.d2h, h.stats.StoredBlocks, h.stats.DupBlocks, h.held())
 	}
 	if got := lruOf(h.hash, h.blockList); !eq(got, []uint64{1, 2, 3, 4}) {
 		t.Errorf("LRU %v: want 1 2 3 4 (the re-registered 2, 3 returned again, in order)", got)
