@@ -47,7 +47,7 @@
 //     boundary; and the hooks the scheduler and the cluster call into it.
 //     medium.go names the tier a KV event speaks for (Medium), so each
 //     router can make of it what its release does.
-//   - kvbm.go, kvbmevents.go — Dynamo's KV Block Manager on a vLLM worker
+//   - kvbm.go, kvbmconfig.go, kvbmevents.go — Dynamo's KV Block Manager on a vLLM worker
 //     (--kvbm-cpu-cache-gb, --kvbm-disk-cache-gb): its rules for the host
 //     tier, the disk tier and the G2 → G3 frequency filter; and the KV
 //     event consolidator its events reach the router through.

@@ -208,6 +208,9 @@ func (w *worker) storeFull(r *reqState, from, full int) {
 // the requests whose loads ended rejoin the queue.
 func (c *cluster) hostBefore(w *worker) {
 	w.host.now = c.eng.Now()
+	if w.host.kv != nil {
+		c.kvbmPublish(w) // the stores of the step that just ended
+	}
 	w.releaseLoads(c.eng.Now())
 	w.host.earlier = len(w.host.loads)
 }
@@ -221,9 +224,6 @@ func (c *cluster) hostAfter(w *worker) {
 		c.eng.Schedule(t, KindKick, int32(w.id))
 	}
 	h.kicks = h.kicks[:0]
-	if h.kv != nil {
-		c.kvbmPublish(w)
-	}
 	// A step that preempted admits no one (vLLM V1); with requests holding
 	// GPU blocks while waiting, it may have preempted every running one,
 	// leaving nothing to end and wake the worker: look again now (admit
