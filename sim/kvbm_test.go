@@ -264,3 +264,33 @@ func TestKVBMConsolidator(t *testing.T) {
 		}
 	}
 }
+
+// A request's tokens by tier (slot.rs record_cached_host_tokens and
+// record_cached_disk_tokens, L1090-1106): C's prompt starts with two host
+// blocks and a disk block, so its first admission loads 2 blocks' tokens
+// from the host and 1 block's from the disk.
+func TestKVBMAdmissionCountsTokensByTier(t *testing.T) {
+	var reqs reqStore
+	cfg := WorkerConfig{MaxNumSeqs: 8, MaxNumBatchedTokens: 2048, BlockSize: 16, KVBlocks: 100, MaxModelLen: 4096,
+		HostTier: HostTierConfig{Blocks: 2, BlockBytes: 1, BlockNs: 10},
+		KVBM:     KVBMConfig{On: true, DiskBlocks: 10, DiskReadNs: 100, DiskWriteNs: 50}}
+	w := newWorker(0, cfg, &model.Profile{Name: "t", StepBaseNs: 1e6, PrefillNsPerToken: 1e3, DecodeNsPerSeq: 1e4}, &reqs)
+	h := w.host
+	h.kv.store(h, []uint64{3}, 0)
+	h.kv.store(h, []uint64{3}, 100)     // second sight: 3 is written to disk
+	h.kv.store(h, []uint64{1, 2}, 1000) // evicts 3 from the host
+	if _, ok := h.index[3]; ok || h.kv.disk.held() != 1 {
+		t.Fatalf("want 3 on disk only: host %v, disk holds %d", lruOf(h.hash, h.blockList), h.kv.disk.held())
+	}
+	ri := reqs.add(newReqState(&Job{InputTokens: 5 * 16, OutputTokens: 2, Blocks: []uint64{1, 2, 3, 4, 5}, PromptBlocks: 5}))
+	w.enqueue(ri)
+	h.now = 2000
+	w.schedule()
+	r := reqs.at(ri)
+	if r.cachedHost != 32 || r.cachedDisk != 16 || len(h.loads) != 1 {
+		t.Errorf("cached host %d, disk %d tokens, %d loads; want 32, 16, 1", r.cachedHost, r.cachedDisk, len(h.loads))
+	}
+	if err := h.check(&reqs); err != nil {
+		t.Error(err)
+	}
+}
