@@ -69,12 +69,12 @@ type diskTier struct {
 	stats     HostStats
 }
 
-func newKVBM(cfg KVBMConfig) *kvbm {
+func newKVBM(cfg KVBMConfig, blockBytes int64) *kvbm {
 	k := &kvbm{cfg: cfg, decay: kvbmDecayEvery}
 	if cfg.DiskBlocks > 0 {
 		k.freq = make(map[uint64]int64)
 		k.disk = &diskTier{index: make(map[uint64]int32, min(cfg.DiskBlocks, 1<<16)), blockList: emptyBlockList(),
-			stats: HostStats{Blocks: cfg.DiskBlocks}}
+			stats: HostStats{Blocks: cfg.DiskBlocks, BlockBytes: blockBytes}}
 	}
 	return k
 }

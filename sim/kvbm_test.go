@@ -18,7 +18,7 @@ func newKVBMHost(n, disk int) *hostTier {
 	if disk > 0 {
 		cfg.DiskBlocks, cfg.DiskReadNs, cfg.DiskWriteNs = disk, 100, 50
 	}
-	h.kv = newKVBM(cfg)
+	h.kv = newKVBM(cfg, 1)
 	return h
 }
 
@@ -105,7 +105,7 @@ func TestKVBMEvictsLeastRecentlyReturned(t *testing.T) {
 // test_basic_frequency_filter L148-156): 1 on first sight, doubled after,
 // passing at ≥ 2; a decay tick (600 s) takes 1 off and drops zeros.
 func TestKVBMFrequencyFilter(t *testing.T) {
-	k := newKVBM(KVBMConfig{On: true, DiskBlocks: 10, DiskReadNs: 1, DiskWriteNs: 1})
+	k := newKVBM(KVBMConfig{On: true, DiskBlocks: 10, DiskReadNs: 1, DiskWriteNs: 1}, 1)
 	for i, c := range []struct {
 		x    uint64
 		at   Time

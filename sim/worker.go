@@ -145,7 +145,7 @@ func newWorker(id int, cfg WorkerConfig, prof *model.Profile, reqs *reqStore) *w
 		w.host = newHostTier(cfg.HostTier)
 		w.stats.Host = &w.host.stats
 		if cfg.KVBM.On {
-			w.host.kv = newKVBM(cfg.KVBM)
+			w.host.kv = newKVBM(cfg.KVBM, cfg.HostTier.BlockBytes)
 			w.stats.Disk = w.host.kv.diskStats()
 		}
 	}
