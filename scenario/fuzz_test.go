@@ -34,6 +34,8 @@ func FuzzScenarioFile(f *testing.F) {
 		// Engine-level settings, refused only when the run is built.
 		"{\"description\": \"retry\",\n \"retry\": -1}", "{\"max_model_len\": 10000000}",
 		"{\"retry\": 2,\n \"retry_backoff\": 0}", "{\"policy\": \"kv\",\n \"kv_event_lag\": -5}",
+		"{\"kvbm_cpu_cache_gb\": 4,\n \"kv_offloading_size_gib\": 4}", "{\"kvbm_disk_cache_gb\": -1}",
+		"{\"kvbm_disk_cache_gb\": 100}", "{\"engine\": \"trtllm\", \"kvbm_cpu_cache_gb\": 1e-9}",
 	} {
 		f.Add([]byte(s))
 	}

@@ -26,5 +26,8 @@ func (s *Spec) checkLMCache() []error {
 	if g != 0 && s.KVOffloadingSizeGiB != 0 {
 		errs = append(errs, inputerr.Fieldf("lmcache_max_local_cpu_size", "and `kv_offloading_size_gib` are two CPU tiers for one worker (LMCache's and vLLM's native one): choose one"))
 	}
+	if g != 0 && (s.KVBMCPUCacheGB != 0 || s.KVBMDiskCacheGB != 0) {
+		errs = append(errs, inputerr.Fieldf("lmcache_max_local_cpu_size", "and `kvbm_cpu_cache_gb` are both vLLM KV connectors (LMCacheConnectorV1 and KVBM's) and vLLM takes one: choose one"))
+	}
 	return errs
 }

@@ -94,6 +94,22 @@ type Spec struct {
 	LMCacheMaxLocalCPUSize float64 `json:"lmcache_max_local_cpu_size,omitempty"`
 	LMCacheChunkSize       int     `json:"lmcache_chunk_size,omitempty"`
 	LMCacheWarm            bool    `json:"lmcache_warm,omitempty"`
+	// KVBMCPUCacheGB and KVBMDiskCacheGB are Dynamo KVBM's host and disk
+	// tiers per vLLM worker, in decimal GB (DYN_KVBM_CPU_CACHE_GB,
+	// DYN_KVBM_DISK_CACHE_GB; 0 = none; docs/kvbm.md). KVBM is a vLLM KV
+	// connector: it excludes kv_offloading_size_gib.
+	KVBMCPUCacheGB  float64 `json:"kvbm_cpu_cache_gb,omitempty"`
+	KVBMDiskCacheGB float64 `json:"kvbm_disk_cache_gb,omitempty"`
+	// KVBMDiskReadGBs and KVBMDiskWriteGBs are the KVBM disk's
+	// bandwidths in GB/s (0: a datacenter PCIe Gen4 NVMe drive's,
+	// sim.DefaultDiskReadBytesPerSec and sim.DefaultDiskWriteBytesPerSec).
+	KVBMDiskReadGBs  float64 `json:"kvbm_disk_read_gb_s,omitempty"`
+	KVBMDiskWriteGBs float64 `json:"kvbm_disk_write_gb_s,omitempty"`
+	// KVBMKVEvents is KVBM's KV event consolidator mode,
+	// DYN_KVBM_KV_EVENTS_CONSOLIDATOR_MODE: "dedup" (empty; the router sees
+	// GPU and KVBM blocks as one device tier) or "passthrough" (each tier
+	// tagged).
+	KVBMKVEvents string `json:"kvbm_kv_events,omitempty"`
 	// Engine is the serving engine every worker runs: "vllm" (or empty)
 	// or "trtllm" (TensorRT-LLM 1.3.0rc14's PyTorch executor, as Dynamo
 	// 1.2.0 ships it). For trtllm, max_num_seqs and max_num_batched_tokens
@@ -276,12 +292,37 @@ func (s *Spec) checkEngineKind() []error {
 		errs = append(errs, inputerr.Fieldf("kv_offloading_size_gib", "%g must be in (0, %d] GiB (0 = no CPU tier)", g, sim.MaxKVOffloadingGiB))
 	}
 	errs = append(errs, s.checkLMCache()...)
+	for _, c := range []struct {
+		field string
+		v     float64
+	}{{"kvbm_cpu_cache_gb", s.KVBMCPUCacheGB}, {"kvbm_disk_cache_gb", s.KVBMDiskCacheGB}} {
+		if c.v != 0 && !(c.v > 0 && c.v <= sim.MaxKVBMCacheGB) {
+			errs = append(errs, inputerr.Fieldf(c.field, "%g must be in (0, %d] GB (0 = no tier)", c.v, sim.MaxKVBMCacheGB))
+		}
+	}
+	for _, c := range []struct {
+		field string
+		v     float64
+	}{{"kvbm_disk_read_gb_s", s.KVBMDiskReadGBs}, {"kvbm_disk_write_gb_s", s.KVBMDiskWriteGBs}} {
+		if c.v != 0 && !(c.v > 0 && c.v <= sim.MaxDiskGBs) {
+			errs = append(errs, inputerr.Fieldf(c.field, "%g must be in (0, %d] GB/s (0 = a PCIe Gen4 NVMe drive's)", c.v, sim.MaxDiskGBs))
+		}
+	}
+	if _, err := sim.ParseKVBMEvents(s.KVBMKVEvents); err != nil {
+		errs = append(errs, inputerr.Wrap("kvbm_kv_events", err))
+	}
+	if s.KVOffloadingSizeGiB != 0 && (s.KVBMCPUCacheGB != 0 || s.KVBMDiskCacheGB != 0) {
+		errs = append(errs, inputerr.Fieldf("kvbm_cpu_cache_gb", "KVBM and --kv-offloading-size are both vLLM KV connectors and vLLM takes one: set --kvbm-cpu-cache-gb/--kvbm-disk-cache-gb or --kv-offloading-size, not both"))
+	}
 	if kind == sim.TRTLLM {
 		for _, c := range []struct {
 			field string
 			set   bool
 		}{{"vllm_version", s.VLLMVersion != ""}, {"enforce_eager", s.EnforceEager}, {"async_scheduling", s.AsyncScheduling != nil},
-			{"kv_offloading_size_gib", s.KVOffloadingSizeGiB != 0}, {"lmcache_max_local_cpu_size", s.LMCacheMaxLocalCPUSize != 0}} {
+			{"kv_offloading_size_gib", s.KVOffloadingSizeGiB != 0}, {"lmcache_max_local_cpu_size", s.LMCacheMaxLocalCPUSize != 0},
+			{"kvbm_cpu_cache_gb", s.KVBMCPUCacheGB != 0},
+			{"kvbm_disk_cache_gb", s.KVBMDiskCacheGB != 0}, {"kvbm_disk_read_gb_s", s.KVBMDiskReadGBs != 0},
+			{"kvbm_disk_write_gb_s", s.KVBMDiskWriteGBs != 0}, {"kvbm_kv_events", s.KVBMKVEvents != ""}} {
 			if c.set {
 				errs = append(errs, inputerr.Fieldf(c.field, "is vLLM's: it has no effect with `engine` trtllm"))
 			}
@@ -304,12 +345,15 @@ func (s *Spec) checkEngineKind() []error {
 func (s *Spec) engineFlags() sim.EngineFlags {
 	kind, _ := sim.ParseEngine(s.Engine)
 	pol, _ := sim.ParseCapacityPolicy(s.CapacitySchedulerPolicy)
+	kvbmEvents, _ := sim.ParseKVBMEvents(s.KVBMKVEvents)
 	return sim.EngineFlags{
 		BlockSize: s.BlockSize, MaxModelLen: s.MaxModelLen, MaxNumSeqs: s.MaxNumSeqs,
 		MaxNumBatchedTokens: s.MaxNumBatchedTokens, GPUMemoryUtilization: s.GPUMemUtil,
 		NoPrefixCaching: !s.PrefixCaching, VLLMVersion: s.VLLMVersion, AsyncScheduling: s.AsyncScheduling,
 		NumGPUBlocksOverride: s.NumGPUBlocksOverride, KVCacheTokens: s.KVCacheTokens, KVOffloadingSizeGiB: s.KVOffloadingSizeGiB,
 		LMCacheMaxLocalCPUSizeGiB: s.LMCacheMaxLocalCPUSize, LMCacheChunkSize: s.LMCacheChunkSize, LMCacheWarm: s.LMCacheWarm,
+		KVBMCPUCacheGB: s.KVBMCPUCacheGB, KVBMDiskCacheGB: s.KVBMDiskCacheGB,
+		KVBMDiskReadGBs: s.KVBMDiskReadGBs, KVBMDiskWriteGBs: s.KVBMDiskWriteGBs, KVBMEvents: kvbmEvents,
 		Engine: kind, CapacityPolicy: pol, ChunkedPrefill: kind == sim.TRTLLM && s.EnableChunkedPrefill,
 		NoOverlap: s.DisableOverlapScheduler, FreeGPUMemoryFraction: s.FreeGPUMemoryFraction,
 	}

@@ -218,6 +218,9 @@ func (w WorkerConfig) validate() []error {
 	}
 	errs = append(errs, w.HostTier.validate(w.Engine)...)
 	errs = append(errs, w.LMCache.validate(w)...)
+	if errs = append(errs, w.KVBM.validate()...); w.KVBM.On && !w.HostTier.on() {
+		errs = append(errs, inputerr.Fieldf("kvbm_cpu_cache_gb", "KVBM without a host tier"))
+	}
 	if w.CapacityPolicy > StaticBatch {
 		errs = append(errs, inputerr.Fieldf("capacity_scheduler_policy", "%v: want GUARANTEED_NO_EVICT, MAX_UTILIZATION or STATIC_BATCH", w.CapacityPolicy))
 	}
@@ -264,6 +267,15 @@ type EngineFlags struct {
 	LMCacheMaxLocalCPUSizeGiB float64
 	LMCacheChunkSize          int
 	LMCacheWarm               bool
+	// KVBMCPUCacheGB and KVBMDiskCacheGB are Dynamo KVBM's
+	// DYN_KVBM_CPU_CACHE_GB and DYN_KVBM_DISK_CACHE_GB: decimal GB per
+	// worker of its host and disk tiers (0 = none; kvbmConfig).
+	KVBMCPUCacheGB, KVBMDiskCacheGB float64
+	// KVBMDiskReadGBs and KVBMDiskWriteGBs are the KVBM disk's bandwidths
+	// in GB/s (0: DefaultDiskReadBytesPerSec, DefaultDiskWriteBytesPerSec).
+	KVBMDiskReadGBs, KVBMDiskWriteGBs float64
+	// KVBMEvents is the KV event consolidator's mode (kvbmevents.go).
+	KVBMEvents KVBMEvents
 	// Engine selects the scheduler; the rest are TensorRT-LLM's knobs
 	// (WorkerConfig), FreeGPUMemoryFraction its memory rule's fraction.
 	Engine                EngineKind
@@ -346,12 +358,19 @@ func ResolveWorker(dep model.Deployment, f EngineFlags) (WorkerConfig, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	kvHost, kv, err := kvbmConfig(dep, f)
+	if err != nil {
+		errs = append(errs, err)
+	} else if kv.On {
+		host = kvHost
+	}
 	if len(errs) > 0 {
 		return WorkerConfig{}, errors.Join(errs...)
 	}
 	return WorkerConfig{
 		HostTier:            host,
 		LMCache:             lmc,
+		KVBM:                kv,
 		MaxNumSeqs:          f.MaxNumSeqs,
 		MaxNumBatchedTokens: f.MaxNumBatchedTokens,
 		BlockSize:           f.BlockSize,

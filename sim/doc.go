@@ -57,6 +57,11 @@
 //     LMCacheConnectorV1 (spring 2025, --lmcache-max-local-cpu-size):
 //     prompt chunks stored after the step, LRU, loads and stores
 //     synchronous inside the step, router-invisible; and its hooks.
+//   - kvbm.go, kvbmconfig.go, kvbmevents.go — Dynamo's KV Block Manager
+//     on a vLLM worker (--kvbm-cpu-cache-gb, --kvbm-disk-cache-gb): its
+//     rules for the host tier, the disk tier and the G2 → G3 frequency
+//     filter; and the KV event consolidator its events reach the router
+//     through.
 //   - job.go, store.go — the prepared requests (Workload, Job; built by
 //     package workload, trace prompts in compact form) and their per-run
 //     state, with the recycled buffers prompts are expanded into.

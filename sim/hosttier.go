@@ -109,6 +109,7 @@ type HostStats struct {
 	Blocks        int   // capacity
 	BlockBytes    int64 // bytes per block copied
 	StoredBlocks  int   // copied GPU → CPU
+	DupBlocks     int   `json:",omitempty"` // copied GPU → CPU though the tier had them (KVBM's write policy)
 	SkippedBlocks int   // not stored: no room (every candidate pinned or in flight)
 	LoadedBlocks  int   // copied CPU → GPU
 	LookedBlocks  int   // blocks looked up in the tier (past the GPU hits) at admissions
@@ -146,6 +147,7 @@ type hostTier struct {
 	// OffloadingConnector: BlockStored as a store is issued, BlockRemoved
 	// at an eviction) to the router (docs/readings/kv-tiers.md §1.3).
 	publish func(stored bool, h uint64)
+	kv      *kvbm // Dynamo KVBM's rules and disk tier instead of vLLM's (nil: vLLM's; kvbm.go)
 }
 
 // hostLoad is a request waiting for blocks [from, from+n) of its job to
@@ -186,6 +188,9 @@ func (h *hostTier) held() int { return len(h.index) }
 // touch makes hashes the most recently used, the first most recent of all
 // (vLLM's touch walks them in reverse).
 func (h *hostTier) touch(hashes []uint64) {
+	if h.kv != nil { // KVBM's lookup touches nothing (kvbm.load does)
+		return
+	}
 	for i := len(hashes) - 1; i >= 0; i-- {
 		if s, ok := h.index[hashes[i]]; ok && s != h.tail {
 			h.unlink(s)
@@ -197,6 +202,9 @@ func (h *hostTier) touch(hashes []uint64) {
 // lookup counts the consecutive blocks of hashes[from:limit] the tier
 // holds, ready by now.
 func (h *hostTier) lookup(hashes []uint64, from, limit int, now Time) int {
+	if h.kv != nil {
+		return h.kv.lookup(h, hashes, from, limit, now)
+	}
 	n := 0
 	for k := from; k < limit && k < len(hashes); k++ {
 		s, ok := h.index[hashes[k]]
@@ -277,6 +285,9 @@ func (h *hostTier) evict(s int32) {
 // load pins hashes (the caller found them with lookup) and queues their
 // copy to the GPU at now; it returns when the copy ends.
 func (h *hostTier) load(hashes []uint64, now Time) Time {
+	if h.kv != nil {
+		return h.kv.load(h, hashes, now)
+	}
 	for _, x := range hashes {
 		h.pins[h.index[x]]++
 	}
@@ -289,6 +300,10 @@ func (h *hostTier) load(hashes []uint64, now Time) Time {
 
 // unpin ends a load of hashes.
 func (h *hostTier) unpin(hashes []uint64) {
+	if h.kv != nil {
+		h.kv.unpin(h, hashes)
+		return
+	}
 	for _, x := range hashes {
 		h.pins[h.index[x]]--
 	}
@@ -298,6 +313,9 @@ func (h *hostTier) unpin(hashes []uint64) {
 // block once in the LRU list and the index, pins matching the loads in
 // flight.
 func (h *hostTier) check(reqs *reqStore) error {
+	if h.kv != nil {
+		return h.kv.check(h, reqs)
+	}
 	pins, err := h.checkSlots()
 	if err != nil {
 		return err
@@ -380,7 +398,7 @@ func (s *HostTierSummary) add(h *HostStats) *HostTierSummary {
 	s.SkippedBlocks += h.SkippedBlocks
 	s.Evictions += h.Evictions
 	s.Unstalls += h.Unstalls
-	s.BytesToHost += float64(h.StoredBlocks) * float64(h.BlockBytes)
+	s.BytesToHost += float64(h.StoredBlocks+h.DupBlocks) * float64(h.BlockBytes)
 	s.BytesFromHost += float64(h.LoadedBlocks) * float64(h.BlockBytes)
 	s.looked += h.LookedBlocks
 	if s.looked > 0 {

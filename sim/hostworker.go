@@ -30,6 +30,9 @@ func (w *worker) hostAdmit(ri int32, r *reqState, budget *int) (handled, stop bo
 		w.enter(ri, r, n, budget)
 		return true, false
 	}
+	if len(w.running) == 0 && w.promoteLoaded(ri) {
+		return true, false
+	}
 	limit := (total - 1) / B // at least one token is computed, as for GPU hits
 	h.touch(r.blocks[:min(len(r.blocks), total/B)])
 	var hits, hitsFree, hh int
@@ -57,10 +60,13 @@ func (w *worker) hostAdmit(ri int32, r *reqState, budget *int) (handled, stop bo
 	r.table = w.kv.Acquire(r.table[:0], r.blocks[:hits])
 	r.table, _ = w.kv.Grow(r.table, hh)
 	r.computed, r.committed = (hits+hh)*B, hits
-	if !r.admitted {
-		r.cachedHost = int32(hh * B) // counted once it is admitted with them (enter)
-	}
 	done := h.load(r.blocks[hits:hits+hh], h.now)
+	if !r.admitted { // counted once it is admitted with them (enter)
+		r.cachedHost, r.cachedDisk = int32(hh*B), 0
+		if h.kv != nil {
+			r.cachedHost, r.cachedDisk = int32(h.kv.lastHost*B), int32(h.kv.lastDisk*B)
+		}
+	}
 	h.loads = append(h.loads, hostLoad{req: ri, done: done, from: hits, n: hh})
 	h.kicks = append(h.kicks, done)
 	w.popWaiting()
@@ -79,6 +85,13 @@ func (w *worker) unstall(head int32) bool {
 	h := w.host
 	if k := h.earlier; k > 0 { // not a load this schedule issued: that was progress
 		l := h.loads[k-1]
+		if r := w.reqs.at(l.req); w.blocksFor(r.computed+1)-len(r.table) <= w.kv.Free() {
+			// Once loaded it runs (its next block fits): wait for it.
+			// Cancelling it for a head that loads too could have the two
+			// cancel each other's loads forever (TestKVBMInvariantsOnRandomRuns
+			// found such a run).
+			return false
+		}
 		h.loads = slices.Delete(h.loads, k-1, k)
 		h.earlier--
 		r := w.reqs.at(l.req)
@@ -98,6 +111,27 @@ func (w *worker) unstall(head int32) bool {
 	return false
 }
 
+// promoteLoaded moves a waiting request whose blocks came back from the
+// tier, and whose next block fits, ahead of head, when nothing runs. Its
+// blocks are held and no one else can use them: were head admitted
+// first, it could be preempted by the blocks it lacks, readmitted on its
+// GPU hits and preempted again, forever (TestKVBMInvariantsOnRandomRuns
+// found such a run; vLLM, which keeps the queue's order, would cycle so
+// too). It reports whether it moved one.
+func (w *worker) promoteLoaded(head int32) bool {
+	for i := w.wHead + 1; i < len(w.waiting); i++ {
+		ri := w.waiting[i]
+		r := w.reqs.at(ri)
+		if ri != head && len(r.table) > 0 && w.blocksFor(r.computed+1)-len(r.table) <= w.kv.Free() {
+			w.waiting = slices.Delete(w.waiting, i, i+1)
+			w.prependWaiting(ri)
+			w.host.stats.Unstalls++
+			return true
+		}
+	}
+	return false
+}
+
 // dropBlocks frees a waiting request's GPU blocks: it will compute or
 // load its prefix again.
 func (w *worker) dropBlocks(r *reqState) {
@@ -105,7 +139,7 @@ func (w *worker) dropBlocks(r *reqState) {
 	r.table = r.table[:0]
 	r.computed, r.committed = 0, 0
 	if !r.admitted {
-		r.cachedHost = 0
+		r.cachedHost, r.cachedDisk = 0, 0
 	}
 }
 
@@ -163,6 +197,10 @@ func (w *worker) forgetLoad(ri int32) {
 // on being new: called as commitFull makes them findable on the GPU, at
 // the end of the step that filled them.
 func (w *worker) storeFull(r *reqState, from, full int) {
+	if w.host.kv != nil {
+		w.host.kv.store(w.host, r.blocks[from:full], w.endAt)
+		return
+	}
 	w.host.store(r.blocks[:full], from, w.endAt)
 }
 
@@ -170,6 +208,9 @@ func (w *worker) storeFull(r *reqState, from, full int) {
 // the requests whose loads ended rejoin the queue.
 func (c *cluster) hostBefore(w *worker) {
 	w.host.now = c.eng.Now()
+	if w.host.kv != nil {
+		c.kvbmPublish(w) // the stores of the step that just ended
+	}
 	w.releaseLoads(c.eng.Now())
 	w.host.earlier = len(w.host.loads)
 }

@@ -248,7 +248,9 @@ func (c *cluster) addWorker(p int, pc *PoolConfig) *worker {
 	w.noise = newStepNoise(c.cfg.Seed, w.id)
 	if c.cfg.routerConfig(p).KVAware {
 		w.kv.Events = kvSink{c, int32(w.id)}
-		if w.host != nil {
+		if s := c.kvbmSinkFor(w); s != nil {
+			w.kv.Events = s
+		} else if w.host != nil {
 			id, m := int32(w.id), MediumCPU
 			if c.cfg.hostMedium != MediumGPU {
 				m = c.cfg.hostMedium

@@ -33,6 +33,9 @@ type WorkerConfig struct {
 	// LMCache is LMCache's CPU tier through vLLM's connector (zero: none;
 	// lmcache.go).
 	LMCache LMCacheConfig `json:",omitzero"`
+	// KVBM makes the host tier Dynamo's KV Block Manager (G2) with an
+	// optional disk tier (G3) instead of vLLM's native one (kvbm.go).
+	KVBM KVBMConfig `json:",omitzero"`
 }
 
 // reqState is a request's life inside the cluster. The fields a step
@@ -62,13 +65,12 @@ type reqState struct {
 	secondToken Time
 	end         Time
 	cached      int // prompt tokens served from the prefix cache at first admission
-	preemptions int
-	admitted    bool
-	deadline    Time // when the client gives up on the current send (0 = never)
-
-	// cachedHost and cachedDisk are the part of cached loaded from the
-	// host and disk tiers (GPU hits = cached − cachedHost − cachedDisk).
+	// cachedHost and cachedDisk are the prompt tokens of cached loaded from
+	// the host and disk tiers at first admission (GPU hits: the rest).
 	cachedHost, cachedDisk int32
+	preemptions            int
+	admitted               bool
+	deadline               Time // when the client gives up on the current send (0 = never)
 }
 
 // numTokens is the sequence length known so far: the prompt plus sampled
@@ -136,6 +138,8 @@ type WorkerStats struct {
 	Host *HostStats `json:",omitempty"`
 	// LMCache counts the LMCache tier's traffic (nil: no tier).
 	LMCache *LMCacheStats `json:",omitempty"`
+	// Disk counts a KVBM disk tier's traffic (nil: none).
+	Disk *HostStats `json:",omitempty"`
 }
 
 func newWorker(id int, cfg WorkerConfig, prof *model.Profile, reqs *reqStore) *worker {
@@ -146,6 +150,10 @@ func newWorker(id int, cfg WorkerConfig, prof *model.Profile, reqs *reqStore) *w
 	if cfg.HostTier.on() {
 		w.host = newHostTier(cfg.HostTier)
 		w.stats.Host = &w.host.stats
+		if cfg.KVBM.On {
+			w.host.kv = newKVBM(cfg.KVBM, cfg.HostTier.BlockBytes)
+			w.stats.Disk = w.host.kv.diskStats()
+		}
 	}
 	if cfg.LMCache.on() {
 		w.lmc = newLMCacheTier(cfg.LMCache)
@@ -312,7 +320,7 @@ func (w *worker) admit(budget int, cutoff Time) {
 				r.cachedHost = int32(computed - hits*B) // LMCache's CPU tier served these
 			}
 		}
-		if w.host != nil {
+		if w.host != nil && w.host.kv == nil {
 			r.committed = 0 // its GPU hits are written to the CPU tier too (storeFull)
 		}
 		w.stats.PromptTokens += total

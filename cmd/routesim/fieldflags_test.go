@@ -28,6 +28,14 @@ func TestFieldErrorsNameRealFlags(t *testing.T) {
 		{"run", "--lmcache-max-local-cpu-size", "8", "--lmcache-chunk-size", "100"},
 		{"run", "--lmcache-max-local-cpu-size", "8", "--kv-offloading-size", "8"},
 		{"run", "--lmcache-warm"},
+		{"run", "--kvbm-cpu-cache-gb", "-1"},
+		{"run", "--kvbm-disk-cache-gb", "NaN"},
+		{"run", "--kvbm-cpu-cache-gb", "10", "--kv-offloading-size", "10"},
+		{"run", "--kvbm-disk-cache-gb", "100"},
+		{"run", "--kvbm-cpu-cache-gb", "10", "--kvbm-disk-read-gb-s", "5"},
+		{"run", "--kvbm-cpu-cache-gb", "10", "--kvbm-disk-cache-gb", "10", "--kvbm-disk-write-gb-s", "1e300"},
+		{"run", "--kvbm-kv-events", "merged"},
+		{"run", "--kvbm-kv-events", "passthrough"},
 	} {
 		_, _, err := runCLI(args...)
 		if err == nil {

@@ -84,6 +84,8 @@ func FuzzFlags(f *testing.F) {
 	seed("lru-capacity-per-server", "9223372036854775807")
 	seed("scorers", "queue:1e308,kv-cache-utilization:1e308")
 	seed("num-gpu-blocks-override", "1")
+	seed("kvbm-cpu-cache-gb", "1e-300") // issue 39: holds no block
+	seed("kvbm-disk-cache-gb", "1e300")
 	seed("plan:setting", "max-num-seqs=-1")
 	out := f.TempDir()
 	// plot redraws a sweep: one to redraw (its metric goodput, whose SLO
