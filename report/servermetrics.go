@@ -159,6 +159,9 @@ func writeServerMetrics(w io.Writer, workers [][]sim.TierStats, durS float64, en
 		x.Summary.EndpointsConfigured = append(x.Summary.EndpointsConfigured, url)
 		labels := map[string]string{"engine": "0", "model_name": run.Model}
 		for _, t := range tiers {
+			if t.Connector == sim.ConnectorLMCache {
+				continue // LMCache's own metrics (lmcache:*) are not modelled
+			}
 			for _, m := range tierMetrics[t.Medium] {
 				count, sum := m.value(t)
 				var st smStats

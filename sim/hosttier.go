@@ -110,6 +110,7 @@ type HostStats struct {
 	BlockBytes    int64 // bytes per block copied
 	StoredBlocks  int   // copied GPU → CPU
 	DupBlocks     int   `json:",omitempty"` // copied GPU → CPU though the tier had them (KVBM's write policy)
+	KVBM          bool  `json:",omitempty"` // the tier is Dynamo KVBM's host tier (G2), not vLLM's
 	SkippedBlocks int   // not stored: no room (every candidate pinned or in flight)
 	LoadedBlocks  int   // copied CPU → GPU
 	LookedBlocks  int   // blocks looked up in the tier (past the GPU hits) at admissions

@@ -15,12 +15,22 @@ func (r *reqState) tierTokens(n int32) int {
 	return int(n)
 }
 
+// The connectors that run a tier below the GPU (TierStats.Connector).
+const (
+	ConnectorOffloading = "OffloadingConnector" // vLLM's native CPU offloading
+	ConnectorKVBM       = "KVBM"                // Dynamo's KV Block Manager
+	ConnectorLMCache    = "LMCacheConnectorV1"  // LMCache through vLLM
+)
+
 // TierStats are one worker tier's block traffic over a run.
 type TierStats struct {
-	Medium     Medium
+	Medium Medium
+	// Connector is what runs the tier: vLLM's OffloadingConnector, Dynamo
+	// KVBM or LMCacheConnectorV1 (whose blocks are LMCache's chunks).
+	Connector  string
 	Blocks     int   // capacity
 	BlockBytes int64 // bytes one block copy moves
-	Stored     int   // blocks written into the tier
+	Stored     int   // blocks copied into the tier (KVBM's duplicate copies included)
 	Loaded     int   // blocks read from the tier towards the GPU
 	// StoreOps and LoadOps are the copies (transfers) those took.
 	StoreOps, LoadOps int
@@ -30,8 +40,20 @@ type TierStats struct {
 func (s *WorkerStats) Tiers() []TierStats {
 	var out []TierStats
 	if h := s.Host; h != nil {
-		out = append(out, TierStats{Medium: MediumCPU, Blocks: h.Blocks, BlockBytes: h.BlockBytes,
-			Stored: h.StoredBlocks, Loaded: h.LoadedBlocks, StoreOps: h.StoreOps, LoadOps: h.LoadOps})
+		t := TierStats{Medium: MediumCPU, Connector: ConnectorOffloading, Blocks: h.Blocks, BlockBytes: h.BlockBytes,
+			Stored: h.StoredBlocks + h.DupBlocks, Loaded: h.LoadedBlocks, StoreOps: h.StoreOps, LoadOps: h.LoadOps}
+		if h.KVBM {
+			t.Medium, t.Connector = MediumCPUPinned, ConnectorKVBM
+		}
+		out = append(out, t)
+	}
+	if d := s.Disk; d != nil {
+		out = append(out, TierStats{Medium: MediumDisk, Connector: ConnectorKVBM, Blocks: d.Blocks, BlockBytes: d.BlockBytes,
+			Stored: d.StoredBlocks + d.DupBlocks, Loaded: d.LoadedBlocks, StoreOps: d.StoreOps, LoadOps: d.LoadOps})
+	}
+	if l := s.LMCache; l != nil {
+		out = append(out, TierStats{Medium: MediumCPU, Connector: ConnectorLMCache, Blocks: l.Chunks, BlockBytes: l.ChunkBytes,
+			Stored: l.StoredChunks, Loaded: l.LoadedChunks})
 	}
 	return out
 }
@@ -57,7 +79,10 @@ type KVTiers struct {
 type TierSummary struct {
 	// Medium is the tier as its KV events name it: "CPU" (vLLM's CPU
 	// offloading), "CPU_PINNED" (Dynamo KVBM's host tier), "DISK".
-	Medium          string `json:"medium"`
+	Medium string `json:"medium"`
+	// Connector is what runs the tier (TierStats.Connector); an LMCache
+	// tier's blocks are its chunks.
+	Connector       string `json:"connector"`
 	Workers         int    `json:"workers"`
 	BlocksPerWorker int    `json:"blocks_per_worker"`
 	BlockBytes      int64  `json:"block_bytes"`
@@ -82,7 +107,7 @@ func kvTiers(res *Result) *KVTiers {
 		for _, t := range res.Workers[i].Tiers() {
 			s := byMedium[t.Medium]
 			if s == nil {
-				s = &TierSummary{Medium: t.Medium.String(), BlockBytes: t.BlockBytes}
+				s = &TierSummary{Medium: t.Medium.String(), Connector: t.Connector, BlockBytes: t.BlockBytes}
 				byMedium[t.Medium] = s
 			}
 			s.Workers++

@@ -29,7 +29,7 @@ func TestTierTokensOnIdleWorker(t *testing.T) {
 		t.Fatalf("kv_tiers %+v, want one tier", k)
 	}
 	c, h := k.Tiers[0], res.Workers[0].Host
-	want := TierSummary{Medium: "CPU", Workers: 1, BlocksPerWorker: 64, BlockBytes: 1 << 20,
+	want := TierSummary{Medium: "CPU", Connector: ConnectorOffloading, Workers: 1, BlocksPerWorker: 64, BlockBytes: 1 << 20,
 		StoredBlocks: h.StoredBlocks, LoadedBlocks: 16,
 		BytesStored: float64(h.StoredBlocks) * (1 << 20), BytesLoaded: 16 * (1 << 20),
 		HitTokens: 1024, HitRate: 1024.0 / 5056}
@@ -78,5 +78,41 @@ func TestTierTokensSplitCached(t *testing.T) {
 	}
 	if loads == 0 {
 		t.Error("no run loaded from the tier: the test exercises nothing")
+	}
+}
+
+// KVBM's tiers in kv_tiers, on TestKVBMOnboardingFromDisk's trace: the
+// host tier is CPU_PINNED and the disk DISK, both run by KVBM; C's 1,024
+// cached tokens are disk's, and each tier's bytes are its blocks copies ×
+// block bytes (the host's duplicate copies included).
+func TestTierSummaryKVBM(t *testing.T) {
+	ms := 100 * Millisecond
+	tr := mkTrace(
+		treq{at: 0, isl: 1024, osl: 2, ids: []int64{1, 2}},
+		treq{at: 1 * ms, isl: 1024, osl: 2},
+		treq{at: 2 * ms, isl: 2496, osl: 2},
+		treq{at: 3 * ms, isl: 1024, osl: 2, ids: []int64{1, 2}},
+		treq{at: 4 * ms, isl: 2496, osl: 2},
+		treq{at: 5 * ms, isl: 1280, osl: 1},
+		treq{at: 6 * ms, isl: 1536, osl: 2, ids: []int64{1, 2, 777}},
+	)
+	res, _ := simulate(t, kvbmCfg(40, 20, 1000, 20_000, 200_000, 100_000), tr)
+	k := Summarize(res).KVTiers
+	if k == nil || len(k.Tiers) != 2 {
+		t.Fatalf("kv_tiers %+v, want a host and a disk tier", k)
+	}
+	h, d := k.Tiers[0], k.Tiers[1]
+	hs, ds := res.Workers[0].Host, res.Workers[0].Disk
+	if h.Medium != "CPU_PINNED" || h.Connector != ConnectorKVBM || d.Medium != "DISK" || d.Connector != ConnectorKVBM {
+		t.Errorf("tiers %s/%s and %s/%s, want CPU_PINNED and DISK by KVBM", h.Medium, h.Connector, d.Medium, d.Connector)
+	}
+	if h.StoredBlocks != hs.StoredBlocks+hs.DupBlocks || h.BytesStored != float64(h.StoredBlocks)*float64(hs.BlockBytes) {
+		t.Errorf("host stored %d blocks, %g bytes; stats %+v", h.StoredBlocks, h.BytesStored, hs)
+	}
+	if d.StoredBlocks != 16 || d.LoadedBlocks != 16 || d.BytesLoaded != 16*float64(ds.BlockBytes) || d.HitTokens != 1024 {
+		t.Errorf("disk tier %+v: want A's 16 blocks stored and loaded for C (1,024 tokens)", d)
+	}
+	if recordOf(res, 6).CachedDiskTokens != 1024 {
+		t.Errorf("C's disk tokens %d, want 1024", recordOf(res, 6).CachedDiskTokens)
 	}
 }

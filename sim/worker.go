@@ -153,6 +153,7 @@ func newWorker(id int, cfg WorkerConfig, prof *model.Profile, reqs *reqStore) *w
 		if cfg.KVBM.On {
 			w.host.kv = newKVBM(cfg.KVBM, cfg.HostTier.BlockBytes)
 			w.stats.Disk = w.host.kv.diskStats()
+			w.host.stats.KVBM = true
 		}
 	}
 	if cfg.LMCache.on() {
