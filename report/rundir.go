@@ -91,7 +91,7 @@ func (o RunDir) Write(spec *scenario.Spec, st *scenario.Built, res *sim.Result, 
 		}},
 		{"profile_export.jsonl", func(w io.Writer) error { return WriteAIPerfRecords(w, res.Records, o.Start) }},
 	}
-	if sum.KVTiers != nil {
+	if publishesServerMetrics(sum.KVTiers) {
 		steps = append(steps, step{ServerMetricsFile, func(w io.Writer) error { return WriteServerMetrics(w, res, sum.DurationS, aiperf) }})
 	}
 	steps = append(steps,

@@ -125,6 +125,20 @@ var tierMetrics = map[sim.Medium][]tierMetric{
 	},
 }
 
+// publishesServerMetrics reports whether a run's tiers have metrics in
+// server_metrics_export.json: any tier but LMCache's.
+func publishesServerMetrics(k *sim.KVTiers) bool {
+	if k == nil {
+		return false
+	}
+	for _, t := range k.Tiers {
+		if t.Connector != sim.ConnectorLMCache {
+			return true
+		}
+	}
+	return false
+}
+
 // WriteServerMetrics writes the KV tiers' traffic of res's workers in the
 // shape of AIPerf's server_metrics_export.json; the run lasted durS
 // seconds (the summary's duration_s) and is stamped as run.

@@ -246,7 +246,7 @@ func checkRunOutputs(out, decisions string) error {
 	}
 	files := []outputFile{{"--trace-decisions " + decisions, decisions}}
 	if out != "" {
-		names := append(slices.Clone(report.RunFiles), report.ServerMetricsFile) // written when a tier is on
+		names := append(slices.Clone(report.RunFiles), report.ServerMetricsFile) // written when a tier publishes metrics
 		files = append(dirOutputs("--out", out, names...), files...)
 	}
 	if err := checkOutputs(files); err != nil {
