@@ -17,8 +17,9 @@
 //     dynamo.go each Dynamo release's router defaults and busy-gate rule
 //     (Release, --dynamo-version); tiers.go how a router reads the KV
 //     tiers below the GPU (TierReading, TierView: the host and disk
-//     blocks matched past the device match) and tierparams.go kv's tier
-//     credits and KVBM's consolidator mode.
+//     blocks matched past the device match; the router reads the mediums
+//     it receives, KVBM's consolidator being the worker's, sim.KVBMEvents)
+//     and tierparams.go kv's tier credits.
 //   - sglang.go, llmd.go, prodstack.go, prefixhash.go, ray.go, aibrix.go:
 //     the routers deployed beyond Dynamo, each with its upstream source in
 //     its doc comment and registry entry; approxtree.go and lruindex.go are

@@ -77,7 +77,7 @@ const (
 var releases = []Release{
 	{
 		Version: "0.9.0", TreeSizeTieBreak: true, OverloadCode: 503,
-		Tiers:     TierReading{Dedup: true, NativeCPU: CPURemovesDevice},
+		Tiers:     TierReading{MediumIgnored: true, NativeCPU: CPURemovesDevice},
 		Admission: Admission{Gate: NoGate, ReconcileNs: 5e9, OverloadMessage: "Service temporarily unavailable: All workers are busy, please retry later"},
 		Sources: [][2]string{
 			{"cost and weights", "lib/llm/src/kv_router/scheduler.rs@" + commitV09 + ":L499-521; components/src/dynamo/frontend/main.py@" + commitV09 + ":L161-172"},
@@ -87,12 +87,12 @@ var releases = []Release{
 			{"gate", "the monitor updates the watcher's Client (lib/llm/src/discovery/watcher.rs@" + commitV09 + ":L419,L490-494), the router reads its own (common.rs@" + commitV09 + ":L250-256): kv never refuses (fixed by #7615)"},
 			{"status", "lib/runtime/src/pipeline/error.rs@" + commitV09 + ":L124-125"},
 			{"tiers: one index, the event's medium ignored", "lib/llm/src/kv_router/publisher.rs@" + commitV09 + ":L562-620 (convert_event reads no medium); a store without token ids is dropped (create_stored_blocks L653-692), a remove applies to the one index"},
-			{"KVBM's events merged with the GPU's (consolidator, dedup only)", "lib/llm/src/block_manager/kv_consolidator/tracker.rs@" + commitV09 + ":L214-300"},
+			{"KVBM's KV event consolidator (in the worker, --kvbm-kv-events): dedup only, KVBM's blocks reach the router as Device events", "lib/llm/src/block_manager/kv_consolidator/tracker.rs@" + commitV09 + ":L214-300"},
 		},
 	},
 	{
 		Version: "1.2.0", QueueThreshold: 4.0, OverloadCode: 503,
-		Tiers: TierReading{Lower: true, Dedup: true, NativeCPU: CPURemovesDevice, HostWeight: 0.75, DiskWeight: 0.25},
+		Tiers: TierReading{Lower: true, NativeCPU: CPURemovesDevice, HostWeight: 0.75, DiskWeight: 0.25},
 		Admission: Admission{DecodeBlocksFrac: 1.0, PrefillTokens: 10_000_000, PrefillTokensFrac: 10.0, Gate: FleetGate, ReconcileNs: 5e9,
 			FreezeParkedOverlap: true, OverloadMessage: "ResourceExhausted: " + MsgAllBusy},
 		Sources: [][2]string{
@@ -105,7 +105,7 @@ var releases = []Release{
 			{"free set pushed on change, reset to all every 5 s", "worker_monitor.rs@" + commitV12 + ":L659-664; lib/runtime/src/component/client.rs@" + commitV12 + ":L84-85,L278-325"},
 			{"book, then refuse when the free set is empty", "lib/llm/src/kv_router/push_router.rs@" + commitV12 + ":L658-706; lib/runtime/src/pipeline/network/egress/push_router.rs@" + commitV12 + ":L809-832"},
 			{"status 503", "lib/llm/src/http/service/openai.rs@" + commitV12 + ":L87-103,L224-235"},
-			{"KVBM's events merged with the GPU's by default (consolidator mode dedup; passthrough keeps their tier, #8380)", "lib/bindings/kvbm/python/kvbm/utils.py@" + commitV12 + ":L16-29; lib/llm/src/block_manager/kv_consolidator/tracker.rs@" + commitV12 + ":L300-470,L575-600"},
+			{"KVBM's KV event consolidator (in the worker, --kvbm-kv-events): dedup by default, merged into Device events; passthrough keeps their tier, read by the host and disk indexes (#8380)", "lib/bindings/kvbm/python/kvbm/utils.py@" + commitV12 + ":L16-29; lib/llm/src/block_manager/kv_consolidator/tracker.rs@" + commitV12 + ":L300-470,L575-600"},
 			{"tiers: host (CPU_PINNED) and disk indexes matched on from the device match (#8380)", "lib/kv-router/src/indexer/lower_tier_indexers.rs@" + commitV12 + ":L153-210; lower_tier.rs@" + commitV12 + ":L379-470"},
 			{"tier credit: overlap_score_credit·device + host_cache_hit_weight·host + disk_cache_hit_weight·disk, 0.75 / 0.25", "lib/kv-router/src/scheduling/selector.rs@" + commitV12 + ":L107-160; scheduling/config.rs@" + commitV12 + ":L38-44; lib/llm/src/kv_router.rs@" + commitV12 + ":L114-175,L955-993"},
 			{"vLLM's \"CPU\" parses as Device: stores dropped (no token ids), removes erase the device entry", "lib/kv-router/src/protocols.rs@" + commitV12 + ":L230-244; zmq_wire/convert.rs@" + commitV12 + ":L17-30,L100-123,L163-201"},
@@ -113,7 +113,7 @@ var releases = []Release{
 	},
 	{
 		Version: "1.4.0", OverloadCode: 529,
-		Tiers:     TierReading{Lower: true, Dedup: true, NativeCPU: CPURemovesHost, HostWeight: 0.75, DiskWeight: 0.25},
+		Tiers:     TierReading{Lower: true, NativeCPU: CPURemovesHost, HostWeight: 0.75, DiskWeight: 0.25},
 		Admission: Admission{Gate: ExcludeBusy, ReconcileNs: 5e9, KeepOverloaded: true, OverloadMessage: "Service temporarily overloaded"},
 		Sources: [][2]string{
 			{"cost and weights", "lib/kv-router/src/scheduling/selector/default.rs@" + commitV14 + ":L217-288; kv_router_args.py@" + commitV14 + ":L303-394"},

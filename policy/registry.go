@@ -69,11 +69,10 @@ type Params struct {
 	PrefixCacheStandardDeviationFactor int `json:"prefix_cache_standard_deviation_factor"`
 	PrefixCacheBlockNumber             int `json:"prefix_cache_block_number"`
 
-	// Dynamo's tier credits and KVBM's event consolidator (tierparams.go):
+	// Dynamo's tier credits (tierparams.go):
 	// "" = the release's.
 	RouterHostCacheHitWeight OptNumber `json:"router_host_cache_hit_weight,omitempty"`
 	RouterDiskCacheHitWeight OptNumber `json:"router_disk_cache_hit_weight,omitempty"`
-	KVBMConsolidatorMode     string    `json:"kvbm_consolidator_mode,omitempty"`
 }
 
 // DefaultParams returns the defaults (router-notes: the v1.2-era preset),
@@ -236,9 +235,6 @@ func (p Params) Validate() error {
 				errs = append(errs, inputerr.Fieldf(d.Field(), "%q: want %s", v, strings.Join(d.Choices, " or ")))
 			}
 		}
-	}
-	if err := p.checkTierParams(); err != nil {
-		errs = append(errs, inputerr.Fieldf("policy_params.kvbm_consolidator_mode", "%v", err))
 	}
 	return errors.Join(errs...)
 }

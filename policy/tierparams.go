@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// Dynamo's tier credits and KVBM's event consolidator mode, as parameters
+// Dynamo's tier credits, as parameters
 // of the kv policies. Each is "" by default, the --dynamo-version's own
 // value, and a run description leaves it out then, so a run without tiers
 // describes itself as before.
@@ -58,52 +58,21 @@ func checkWeight(s string) error {
 	return nil
 }
 
-// Consolidator modes (DYN_KVBM_KV_EVENTS_CONSOLIDATOR_MODE).
-const (
-	consolidatorDedup       = "dedup"
-	consolidatorPassthrough = "passthrough"
-)
-
-func checkConsolidatorMode(s string) error {
-	switch s {
-	case "", consolidatorDedup, consolidatorPassthrough:
-		return nil
-	}
-	return fmt.Errorf("%q: want dedup or passthrough (or empty: dedup)", s)
-}
-
 // tierParamList are the parameters above, appended to ParamList.
 var tierParamList = []Param{
 	{Flag: "router-host-cache-hit-weight", Check: checkWeight, String: func(p *Params) *string { return (*string)(&p.RouterHostCacheHitWeight) },
 		Help: "kv: credit of a block matched in a worker's host tier (Dynamo host_cache_hit_weight, a flag from v1.3; empty = the --dynamo-version's: 0.75 from v1.2, no host tier index before)"},
 	{Flag: "router-disk-cache-hit-weight", Check: checkWeight, String: func(p *Params) *string { return (*string)(&p.RouterDiskCacheHitWeight) },
 		Help: "kv: credit of a block matched in a worker's disk tier (Dynamo disk_cache_hit_weight; empty = 0.25 from v1.2)"},
-	{Flag: "kvbm-consolidator-mode", Check: checkConsolidatorMode, String: func(p *Params) *string { return &p.KVBMConsolidatorMode },
-		Help: "kv: KVBM's KV event consolidator (DYN_KVBM_KV_EVENTS_CONSOLIDATOR_MODE): dedup (the default) merges KVBM's host and disk blocks with the GPU's into the router's device index; passthrough (Dynamo ≥ 1.2) keeps their tiers, credited by the weights above"},
 }
 
 // tierParams are their flags, which the kv policies read.
-var tierParams = []string{"router-host-cache-hit-weight", "router-disk-cache-hit-weight", "kvbm-consolidator-mode"}
+var tierParams = []string{"router-host-cache-hit-weight", "router-disk-cache-hit-weight"}
 
 func init() { ParamList = append(ParamList, tierParamList...) }
 
-// checkTierParams rejects passthrough for a release without lower-tier
-// indexes.
-func (p Params) checkTierParams() error {
-	if p.KVBMConsolidatorMode != consolidatorPassthrough {
-		return nil
-	}
-	if r, err := ReleaseOf(p.DynamoVersion); err == nil && !r.Tiers.Lower {
-		return fmt.Errorf("kvbm-consolidator-mode passthrough: Dynamo %s has no such mode and no lower-tier index (both came with #8380, in v1.2.0)", r.Version)
-	}
-	return nil
-}
-
-// applyTierParams sets k's tier weights and consolidator mode from p.
+// applyTierParams sets k's tier weights from p.
 func (k *KV) applyTierParams(p Params) {
 	k.HostWeight = p.RouterHostCacheHitWeight.weightOr(k.Release.Tiers.HostWeight)
 	k.DiskWeight = p.RouterDiskCacheHitWeight.weightOr(k.Release.Tiers.DiskWeight)
-	if p.KVBMConsolidatorMode == consolidatorPassthrough && k.Release.Tiers.Lower {
-		k.Release.Tiers.Dedup = false
-	}
 }

@@ -11,22 +11,20 @@ package policy
 // The zero value is a GPU-only router: every other event is dropped.
 type TierReading struct {
 	// Lower keeps a host-tier index of CPU_PINNED events and a disk-tier
-	// index of DISK events (unless Dedup merges them first), and matches a request on through them from
+	// index of DISK events, and matches a request on through them from
 	// each worker's last device-matched block, host first, then disk
 	// (Dynamo ≥ 1.2: lib/kv-router/src/indexer/lower_tier_indexers.rs
-	// query_lower_tiers @c8d8e7602573).
+	// query_lower_tiers @c8d8e7602573). The router reads the mediums it
+	// receives: whether KVBM's host and disk blocks reach it as CPU_PINNED
+	// and DISK or merged into Device events is the worker's KV event
+	// consolidator's choice (sim.KVBMEvents, --kvbm-kv-events).
 	Lower bool
-	// Dedup: KVBM's KV event consolidator runs in its dedup mode (the
-	// only one before Dynamo 1.2, the default since:
-	// DYN_KVBM_KV_EVENTS_CONSOLIDATOR_MODE, lib/bindings/kvbm/python/kvbm/utils.py
-	// L16-29 @c8d8e7602573). It merges the engine's GPU events and KVBM's
-	// host and disk events (CPU_PINNED, DISK) into one Device-tagged
-	// stream: a block is stored when GPU or KVBM first holds it and
-	// removed when neither does (kv_consolidator/tracker.rs
-	// DedupCacheStatusTracker L300-470). The router's device index is the
-	// union, with full credit, and its lower-tier indexes stay empty. In
-	// passthrough mode (Dedup false) KVBM's events keep their tier.
-	Dedup bool
+	// MediumIgnored: the router has one index and reads every event into
+	// it, whatever its medium (Dynamo v0.9: convert_event reads no medium,
+	// lib/llm/src/kv_router/publisher.rs L562-620 @45bc1b798cce). Events
+	// without token ids are still dropped (NativeCPU says what their
+	// removes do).
+	MediumIgnored bool
 	// NativeCPU is what vLLM's native CPU events do.
 	NativeCPU NativeCPURule
 	// HostWeight and DiskWeight are the credit of a host and a disk block

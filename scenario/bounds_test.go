@@ -50,6 +50,7 @@ func TestSpecRangesNameTheField(t *testing.T) {
 		{"kvbm_disk_read_gb_s", func(s *Spec) { s.KVBMDiskReadGBs = -1 }},
 		{"kvbm_disk_write_gb_s", func(s *Spec) { s.KVBMDiskWriteGBs = math.NaN() }},
 		{"kvbm_kv_events", func(s *Spec) { s.KVBMKVEvents = "merged" }},
+		{"kvbm_kv_events", func(s *Spec) { s.KVBMCPUCacheGB, s.KVBMKVEvents, s.DynamoVersion = 8, "passthrough", "0.9.0" }},
 		{"tp", func(s *Spec) { s.TP = 0 }},
 		{"tp", func(s *Spec) { s.TP = maxInt }},
 		{"n", func(s *Spec) { s.N = maxInt }},
@@ -84,6 +85,14 @@ func TestSpecRangesNameTheField(t *testing.T) {
 	s.MaxNumSeqs, s.MaxNumBatchedTokens = 1<<20, 1<<24
 	if err := s.Validate(); err != nil {
 		t.Errorf("settings at their bounds: %v", err)
+	}
+	// KVBM's passthrough consolidator came with Dynamo 1.2.0 (#8380).
+	for _, v := range []string{"1.2.0", "1.4.0"} {
+		s := Defaults()
+		s.KVBMCPUCacheGB, s.KVBMKVEvents, s.DynamoVersion = 8, "passthrough", v
+		if err := s.Validate(); err != nil {
+			t.Errorf("passthrough at Dynamo %s: %v", v, err)
+		}
 	}
 }
 

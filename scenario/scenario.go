@@ -108,7 +108,7 @@ type Spec struct {
 	// KVBMKVEvents is KVBM's KV event consolidator mode,
 	// DYN_KVBM_KV_EVENTS_CONSOLIDATOR_MODE: "dedup" (empty; the router sees
 	// GPU and KVBM blocks as one device tier) or "passthrough" (each tier
-	// tagged).
+	// tagged; Dynamo ≥ 1.2.0, so not with dynamo_version 0.9.0).
 	KVBMKVEvents string `json:"kvbm_kv_events,omitempty"`
 	// Engine is the serving engine every worker runs: "vllm" (or empty)
 	// or "trtllm" (TensorRT-LLM 1.3.0rc14's PyTorch executor, as Dynamo
@@ -308,8 +308,12 @@ func (s *Spec) checkEngineKind() []error {
 			errs = append(errs, inputerr.Fieldf(c.field, "%g must be in (0, %d] GB/s (0 = a PCIe Gen4 NVMe drive's)", c.v, sim.MaxDiskGBs))
 		}
 	}
-	if _, err := sim.ParseKVBMEvents(s.KVBMKVEvents); err != nil {
+	if m, err := sim.ParseKVBMEvents(s.KVBMKVEvents); err != nil {
 		errs = append(errs, inputerr.Wrap("kvbm_kv_events", err))
+	} else if rel, err := policy.ReleaseOf(s.DynamoVersion); err == nil && m == sim.KVBMEventsPassthrough && !rel.Tiers.Lower {
+		// The consolidator's passthrough mode and the router's lower-tier
+		// indexes came together (#8380, in v1.2.0).
+		errs = append(errs, inputerr.Fieldf("kvbm_kv_events", "passthrough needs Dynamo ≥ 1.2.0 (#8380), not --dynamo-version %s, whose consolidator has only the dedup mode", rel.Version))
 	}
 	if s.KVOffloadingSizeGiB != 0 && (s.KVBMCPUCacheGB != 0 || s.KVBMDiskCacheGB != 0) {
 		errs = append(errs, inputerr.Fieldf("kvbm_cpu_cache_gb", "KVBM and --kv-offloading-size are both vLLM KV connectors and vLLM takes one: set --kvbm-cpu-cache-gb/--kvbm-disk-cache-gb or --kv-offloading-size, not both"))

@@ -55,11 +55,6 @@ type Config struct {
 	// simulated time and the number of requests ended and recorded so
 	// far (a progress display). It never changes the result.
 	Progress func(now Time, ended int)
-
-	// hostMedium, if set, is the medium the CPU tier publishes its events
-	// under instead of vLLM's "CPU" (internal tests: a host tier whose
-	// events carry token ids, as KVBM's CPU_PINNED).
-	hostMedium Medium
 }
 
 // PoolConfig is a group of identical workers (same engine configuration

@@ -48,9 +48,10 @@
 //     medium.go names the tier a KV event speaks for (Medium), so each
 //     router can make of it what its release does: tierindex.go the
 //     router's reading of the tiers below the GPU (lower-tier indexes and
-//     the consecutive host-then-disk match behind policy.TierView) and
-//     consolidator.go KVBM's event consolidator merging KVBM's blocks
-//     with the GPU's. tiersummary.go adds up the prompt tokens each tier
+//     the consecutive host-then-disk match behind policy.TierView), a pure
+//     reader of the mediums it receives (KVBM's consolidator, which may
+//     merge KVBM's blocks with the GPU's, is the worker's: kvbmevents.go).
+//     tiersummary.go adds up the prompt tokens each tier
 //     served and the bytes each tier below the GPU moved
 //     (Summary.KVTiers), keyed by medium.
 //   - lmcache.go, lmcacheworker.go — LMCache's CPU tier through vLLM's
@@ -61,7 +62,7 @@
 //     on a vLLM worker (--kvbm-cpu-cache-gb, --kvbm-disk-cache-gb): its
 //     rules for the host tier, the disk tier and the G2 → G3 frequency
 //     filter; and the KV event consolidator its events reach the router
-//     through.
+//     through (--kvbm-kv-events dedup or passthrough, in the worker).
 //   - job.go, store.go — the prepared requests (Workload, Job; built by
 //     package workload, trace prompts in compact form) and their per-run
 //     state, with the recycled buffers prompts are expanded into.

@@ -9,17 +9,31 @@ import (
 // §6). With KVBM on, Dynamo's vLLM worker routes vLLM's own (GPU) events
 // and KVBM's host and disk events through the KV event consolidator in
 // the worker (components/src/dynamo/vllm/main.py L526-543 @c8d8e7602573),
-// whose mode is DYN_KVBM_KV_EVENTS_CONSOLIDATOR_MODE:
+// whose mode is the worker's environment variable
+// DYN_KVBM_KV_EVENTS_CONSOLIDATOR_MODE, "dedup" unless set
+// (lib/bindings/kvbm/python/kvbm/utils.py get_consolidator_mode L16-29
+// @c8d8e7602573; an unknown value falls back to dedup there, routesim
+// refuses it):
 //
-//   - dedup (the default): a block is tracked per source (vLLM, KVBM; the
-//     host and disk tiers are one source). Its store is published when
-//     the first source gets it and its removal when the last one drops
-//     it, both tagged as the device tier (kv_consolidator/tracker.rs
-//     L383-393, L405-465): the router sees GPU ∪ KVBM as GPU blocks.
-//   - passthrough: every event is forwarded with its own tier (vLLM's
-//     GPU; KVBM's host as CPU_TIER1, disk as CPU_TIER2, which Dynamo's
-//     router reads as its HostPinned and Disk tiers, as it reads
-//     CPU_PINNED and DISK: MediumCPUPinned and MediumDisk here).
+//   - dedup (the default; the only mode in v0.9, whose CacheStatusTracker
+//     is this one: kv_consolidator/tracker.rs L214-300 @45bc1b798cce): a
+//     block is tracked per source (vLLM, KVBM; the host and disk tiers are
+//     one source, add_source / remove_source on a set). Its store is
+//     published when the first source gets it and its removal when the
+//     last one drops it, both tagged as the device tier
+//     (DedupCacheStatusTracker, kv_consolidator/tracker.rs L300-470,
+//     L383-393, L405-465 @c8d8e7602573): the router sees GPU ∪ KVBM as GPU
+//     blocks.
+//   - passthrough (#8380, Dynamo ≥ 1.2.0; scenario validation refuses it
+//     with an older --dynamo-version): every event is forwarded with its
+//     own tier (PassthroughCacheStatusTracker, tracker.rs L520-600
+//     @c8d8e7602573): vLLM's GPU; KVBM's host as CPU_TIER1, disk as
+//     CPU_TIER2, which Dynamo's router reads as its HostPinned and Disk
+//     tiers, as it reads CPU_PINNED and DISK: MediumCPUPinned and
+//     MediumDisk here.
+//
+// The router only reads the mediums it receives (tierindex.go): it has no
+// consolidator of its own.
 
 // KVBMEvents is the consolidator's mode.
 type KVBMEvents uint8

@@ -251,11 +251,8 @@ func (c *cluster) addWorker(p int, pc *PoolConfig) *worker {
 		if s := c.kvbmSinkFor(w); s != nil {
 			w.kv.Events = s
 		} else if w.host != nil {
-			id, m := int32(w.id), MediumCPU
-			if c.cfg.hostMedium != MediumGPU {
-				m = c.cfg.hostMedium
-			}
-			w.host.publish = func(stored bool, h uint64) { c.tierEvent(id, m, stored, h) }
+			id := int32(w.id)
+			w.host.publish = func(stored bool, h uint64) { c.tierEvent(id, MediumCPU, stored, h) }
 		}
 	}
 	c.workers = append(c.workers, w)

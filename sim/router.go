@@ -46,15 +46,14 @@ type router struct {
 
 	// The tiers below the GPU (tierindex.go): how the policy reads their
 	// events, the lower-tier indexes when it keeps them (host == nil: it
-	// does not), their version and scan, and parked requests' frozen
-	// lower-tier hits.
+	// does not, or no lower-tier event came yet), their version and scan,
+	// and parked requests' frozen lower-tier hits.
 	tiers       policy.TierReading
 	host, disk  *holders
 	tierVer     uint64
 	tierScan    *tierScan
 	frozenTiers map[int32][]policy.TierHits
 	usingTiers  []policy.TierHits
-	dd          *dedup // KVBM's consolidator, from a worker's first KVBM event (consolidator.go)
 }
 
 // RouterConfig configures the router stage around the policy.
@@ -376,7 +375,7 @@ func (r *router) finish(w int, blocks []uint64) {
 }
 
 func (r *router) applyKV(e kvEvent) {
-	if e.medium != MediumGPU || r.dd != nil {
+	if e.medium != MediumGPU {
 		r.applyTier(e) // as the policy reads the tier (tierindex.go)
 		return
 	}

@@ -8,23 +8,27 @@ import (
 )
 
 // What the router keeps of the tiers below the GPU, as its policy's
-// policy.TierReading says (docs/readings/tier-routing.md):
+// policy.TierReading says (docs/readings/tier-routing.md). The router is
+// a pure reader of the mediums its events carry; whether KVBM's host and
+// disk blocks arrive as CPU_PINNED and DISK events or merged into the
+// GPU's is decided before, by the KV event consolidator in the worker
+// (kvbmevents.go, --kvbm-kv-events):
 //
 //   - Dynamo ≥ 1.2 keeps a host-tier index of CPU_PINNED events and a
 //     disk-tier index of DISK events beside its device index, and matches a
 //     request on through them from each worker's last device-matched block:
 //     host first, then disk from where the host match ended
 //     (lib/kv-router/src/indexer/lower_tier_indexers.rs query_lower_tiers
-//     L153-210, lower_tier.rs query_match_details L379-470 @c8d8e7602573);
-//   - but KVBM's consolidator, in its default dedup mode (the only one
-//     before v1.2), merges KVBM's events with the GPU's into one
-//     Device-tagged stream first (consolidator.go): the lower-tier indexes
-//     then stay empty and KVBM's blocks count fully in the device index;
-//   - Dynamo v0.9 ignores the medium: every event goes to its one index;
+//     L153-210, lower_tier.rs query_match_details L379-470 @c8d8e7602573).
+//     The indexes are made at the first such event: until then they are
+//     empty and match nothing, so no decision pays for them;
+//   - Dynamo v0.9 ignores the medium: every event goes to its one index
+//     (lib/llm/src/kv_router/publisher.rs L562-620 @45bc1b798cce);
 //   - vLLM's native "CPU" events carry no token ids, so no router indexes
 //     their stores; their removes erase the device entry (Dynamo ≤ 1.2,
 //     which parses "CPU" as Device), the host entry (Dynamo ≥ 1.3) or
-//     nothing (llm-d, the other routers).
+//     nothing (llm-d, the other routers);
+//   - any other router drops every event but the GPU's.
 //
 // The router's fields for this (tiers, host, disk, ...) are in router.go;
 // with no lower-tier index (host == nil) nothing here runs on a decision.
@@ -33,8 +37,6 @@ import (
 func (r *router) applyTier(e kvEvent) {
 	w := int(e.worker)
 	switch e.medium {
-	case MediumGPU: // through the consolidator, once KVBM has spoken
-		r.applyDedup(e)
 	case MediumCPU:
 		if e.stored {
 			return // no token ids: no router indexes vLLM's CPU stores
@@ -49,14 +51,25 @@ func (r *router) applyTier(e kvEvent) {
 		}
 	case MediumCPUPinned, MediumDisk:
 		switch {
-		case r.tiers.Dedup:
-			r.applyDedup(e)
-		case r.host != nil && e.medium == MediumCPUPinned:
-			r.applyLower(r.host, w, e.stored, e.hash)
-		case r.host != nil:
-			r.applyLower(r.disk, w, e.stored, e.hash)
+		case r.tiers.Lower:
+			r.applyLower(r.lowerIndex(e.medium), w, e.stored, e.hash)
+		case r.tiers.MediumIgnored:
+			r.applyDevice(w, e.stored, e.hash)
 		}
 	}
+}
+
+// lowerIndex is the index of tier m (CPU_PINNED: host, DISK: disk), the
+// lower-tier indexes made at the first call.
+func (r *router) lowerIndex(m Medium) *holders {
+	if r.host == nil {
+		r.host, r.disk = newHolders(), newHolders()
+		r.tierScan = &tierScan{hostEnd: make([]uint64, len(r.inFlight)), diskEnd: make([]uint64, len(r.inFlight))}
+	}
+	if m == MediumCPUPinned {
+		return r.host
+	}
+	return r.disk
 }
 
 // hears reports whether an event of tier m changes anything the router
@@ -68,7 +81,7 @@ func (r *router) hears(m Medium, stored bool) bool {
 	case m == MediumCPU:
 		return !stored && (r.tiers.NativeCPU == policy.CPURemovesDevice || r.tiers.NativeCPU == policy.CPURemovesHost && r.host != nil)
 	case m == MediumCPUPinned, m == MediumDisk:
-		return r.tiers.Dedup || r.host != nil
+		return r.tiers.Lower || r.tiers.MediumIgnored
 	}
 	return true
 }
@@ -102,11 +115,7 @@ func (r *router) readTiers(p policy.Policy) {
 	if !ok || r.stored == nil {
 		return
 	}
-	r.tiers = tr.TierReading()
-	if r.tiers.Lower && !r.tiers.Dedup {
-		r.host, r.disk = newHolders(), newHolders()
-		r.tierScan = &tierScan{hostEnd: make([]uint64, len(r.inFlight)), diskEnd: make([]uint64, len(r.inFlight))}
-	}
+	r.tiers = tr.TierReading() // the lower-tier indexes come with their first event (lowerIndex)
 }
 
 // TierHits implements policy.TierView: nil without lower-tier indexes.

@@ -21,13 +21,17 @@ func (l *tierDecisions) Decision(_ Time, id, _ int, d policy.Decision) {
 }
 
 // tierRun runs tr on two vLLM workers of 40 GPU blocks and a CPU tier of
-// 200 blocks each, publishing under medium (MediumCPU: vLLM's own), routed
-// by pol.
-func tierRun(t *testing.T, tr *workload.Trace, medium Medium, pol policy.Policy) (*Result, *tierDecisions) {
+// 200 blocks each, routed by pol: vLLM's native tier (publishing "CPU"
+// events) if kvbm is nil, else KVBM's host tier, whose events reach the
+// router through its consolidator in mode *kvbm.
+func tierRun(t *testing.T, tr *workload.Trace, kvbm *KVBMEvents, pol policy.Policy) (*Result, *tierDecisions) {
 	t.Helper()
-	cfg := Config{Pools: Single(2, WorkerConfig{MaxNumSeqs: 8, MaxNumBatchedTokens: 2048, BlockSize: 64, KVBlocks: 40, MaxModelLen: 2560,
-		HostTier: HostTierConfig{Blocks: 200, BlockBytes: 1 << 20, BlockNs: 20_000}}, testProfile())}
-	cfg = WithHostMedium(cfg, medium)
+	wc := WorkerConfig{MaxNumSeqs: 8, MaxNumBatchedTokens: 2048, BlockSize: 64, KVBlocks: 40, MaxModelLen: 2560,
+		HostTier: HostTierConfig{Blocks: 200, BlockBytes: 1 << 20, BlockNs: 20_000}}
+	if kvbm != nil {
+		wc.KVBM = KVBMConfig{On: true, Events: *kvbm}
+	}
+	cfg := Config{Pools: Single(2, wc, testProfile())}
 	cfg.Router.KVAware, cfg.CheckInvariants = true, true
 	log := &tierDecisions{worker: map[int]int{}, scores: map[int][]float64{}}
 	cfg.Decisions = log
@@ -42,10 +46,10 @@ func tierRun(t *testing.T, tr *workload.Trace, medium Medium, pol policy.Policy)
 	return res, log
 }
 
-func kvAt(t *testing.T, version, mode string) policy.Policy {
+func kvAt(t *testing.T, version string) policy.Policy {
 	t.Helper()
 	p := policy.DefaultParams()
-	p.Rand, p.DynamoVersion, p.KVBMConsolidatorMode = rand.New(rand.NewPCG(3, 4)), version, mode
+	p.Rand, p.DynamoVersion = rand.New(rand.NewPCG(3, 4)), version
 	pol, err := policy.New("kv", p)
 	if err != nil {
 		t.Fatal(err)
@@ -59,12 +63,13 @@ func gpuOnly(p policy.Policy) policy.Policy { return policy.Func(p.Route) }
 // A's 16 blocks land on one worker; two fillers of 39 blocks at once (the
 // second sees the first's booked prefill, so one each) evict every GPU
 // block; C shares A's prompt. Only the CPU tier of A's worker holds A's
-// blocks. A tier publishing CPU_PINNED (token ids, as KVBM's) shows them to
-// Dynamo's router, which credits them fully through KVBM's dedup
-// consolidator (the default) or 0.75 each in its host index (passthrough)
-// and sends C there, where C loads them; vLLM's native tier (medium "CPU",
-// no token ids) shows nothing at v1.4, so every decision is the GPU-only
-// router's.
+// blocks. KVBM's host tier shows them to Dynamo's router through KVBM's
+// consolidator in the worker: in dedup mode (the default) as Device
+// events, which the router credits fully in its device index; in
+// passthrough as CPU_PINNED events, credited 0.75 each in its host index.
+// Either way C goes there and loads them. vLLM's native tier (medium
+// "CPU", no token ids) shows nothing at v1.4, so every decision is the
+// GPU-only router's.
 func TestTierEventsChangeKVRouting(t *testing.T) {
 	tr := &workload.Trace{Name: "tiers", Requests: []workload.Request{
 		{Line: 1, ArrivalNs: 0, InputTokens: 1024, OutputTokens: 2, HashIDs: []int64{1, 2}},
@@ -72,8 +77,8 @@ func TestTierEventsChangeKVRouting(t *testing.T) {
 		{Line: 3, ArrivalNs: int64(100 * Millisecond), InputTokens: 2496, OutputTokens: 2, HashIDs: []int64{21, 22, 23, 24, 25}},
 		{Line: 4, ArrivalNs: int64(300 * Millisecond), InputTokens: 1536, OutputTokens: 2, HashIDs: []int64{1, 2, 777}},
 	}}
-	base, baseLog := tierRun(t, tr, MediumCPU, gpuOnly(kvAt(t, "1.4.0", "")))
-	native, nativeLog := tierRun(t, tr, MediumCPU, kvAt(t, "1.4.0", ""))
+	base, baseLog := tierRun(t, tr, nil, gpuOnly(kvAt(t, "1.4.0")))
+	native, nativeLog := tierRun(t, tr, nil, kvAt(t, "1.4.0"))
 	for id, w := range baseLog.worker {
 		if nativeLog.worker[id] != w || !slices.Equal(nativeLog.scores[id], baseLog.scores[id]) {
 			t.Errorf("request %d: the native CPU tier's events changed the decision: worker %d scores %v, GPU-only %d %v",
@@ -87,19 +92,21 @@ func TestTierEventsChangeKVRouting(t *testing.T) {
 	if baseLog.worker[1] == baseLog.worker[2] {
 		t.Fatalf("fillers on one worker (%d): the setup needs one each", baseLog.worker[1])
 	}
+	dedup, passthrough := KVBMEventsDedup, KVBMEventsPassthrough
 	for _, c := range []struct {
-		v, mode string
-		credit  float64
-	}{{"1.2.0", "", 16}, {"1.4.0", "", 16}, {"1.2.0", "passthrough", 12}, {"1.4.0", "passthrough", 12}} {
-		v := c.v + " " + c.mode
-		res, log := tierRun(t, tr, MediumCPUPinned, kvAt(t, c.v, c.mode))
+		v      string
+		mode   *KVBMEvents
+		credit float64
+	}{{"1.2.0", &dedup, 16}, {"1.4.0", &dedup, 16}, {"1.2.0", &passthrough, 12}, {"1.4.0", &passthrough, 12}} {
+		v := c.v + " " + c.mode.String()
+		res, log := tierRun(t, tr, c.mode, kvAt(t, c.v))
 		if log.worker[0] != a {
 			t.Fatalf("%s: A went to %d, GPU-only to %d: the runs diverge before the tier matters", v, log.worker[0], a)
 		}
 		s := log.scores[3]
 		// C: 24 prompt blocks, 16 on A's worker's host tier: credit 16
-		// merged into the device index by the dedup consolidator, 0.75 ×
-		// 16 = 12 in its host index under passthrough.
+		// as Device blocks from the dedup consolidator, 0.75 × 16 = 12 in
+		// the host index under passthrough.
 		if got := s[1-a] - s[a]; got != c.credit {
 			t.Errorf("%s: C's cost on the other worker less on A's = %g, want %g", v, got, c.credit)
 		}
@@ -112,7 +119,7 @@ func TestTierEventsChangeKVRouting(t *testing.T) {
 			}
 		}
 	}
-	if _, l := tierRun(t, tr, MediumCPUPinned, gpuOnly(kvAt(t, "1.4.0", ""))); l.scores[3][0] != l.scores[3][1] {
+	if _, l := tierRun(t, tr, &passthrough, gpuOnly(kvAt(t, "1.4.0"))); l.scores[3][0] != l.scores[3][1] {
 		t.Errorf("control: a GPU-only router sees C's costs %v, want equal", l.scores[3])
 	}
 	checkRecords(t, base)

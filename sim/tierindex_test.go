@@ -9,9 +9,8 @@ import (
 )
 
 // tierRouter is a KV-aware router over n workers of 16-token blocks whose
-// policy is Dynamo's kv at version (its tier reading), KVBM's consolidator
-// in mode ("" = dedup).
-func tierRouter(t *testing.T, n int, version, mode string) (*router, *policy.KV) {
+// policy is Dynamo's kv at version (its tier reading).
+func tierRouter(t *testing.T, n int, version string) (*router, *policy.KV) {
 	t.Helper()
 	workers := make([]*worker, n)
 	for w := range workers {
@@ -19,7 +18,7 @@ func tierRouter(t *testing.T, n int, version, mode string) (*router, *policy.KV)
 	}
 	r := newRouter(workers, RouterConfig{KVAware: true}, func() Time { return 0 })
 	p := policy.DefaultParams()
-	p.Rand, p.DynamoVersion, p.KVBMConsolidatorMode = rand.New(rand.NewPCG(1, 2)), version, mode
+	p.Rand, p.DynamoVersion = rand.New(rand.NewPCG(1, 2)), version
 	pol, err := policy.New("kv", p)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +47,7 @@ func drop(r *router, w int, m Medium, blocks ...uint64) {
 // tokens 52 and 12 at 16-token blocks. Here the hits come from the
 // router's own indexes, the request's blocks being 1..6.
 func TestTierCreditDynamoTest(t *testing.T) {
-	r, kv := tierRouter(t, 3, "1.2.0", "passthrough")
+	r, kv := tierRouter(t, 3, "1.2.0")
 	blocks := []uint64{1, 2, 3, 4, 5, 6}
 	store(r, 1, MediumGPU, 1, 2)
 	store(r, 1, MediumCPUPinned, 3)
@@ -101,7 +100,7 @@ func TestTierMatchConsecutive(t *testing.T) {
 		{"disk does not go back to host", []uint64{1}, []uint64{2, 4}, []uint64{3}, 1, policy.TierHits{Host: 1, Disk: 1}},
 	}
 	for _, c := range cases {
-		r, _ := tierRouter(t, 2, "1.2.0", "passthrough")
+		r, _ := tierRouter(t, 2, "1.2.0")
 		store(r, 1, MediumGPU, c.gpu...)
 		store(r, 1, MediumCPUPinned, c.host...)
 		store(r, 1, MediumDisk, c.disk...)
@@ -131,7 +130,7 @@ func TestNativeCPUEvents(t *testing.T) {
 		version string
 		dev     int // after a CPU store of 1..3 and a CPU remove of 2
 	}{{"0.9.0", 1}, {"1.2.0", 1}, {"1.4.0", 3}} {
-		r, _ := tierRouter(t, 1, c.version, "")
+		r, _ := tierRouter(t, 1, c.version)
 		store(r, 0, MediumGPU, blocks...)
 		store(r, 0, MediumCPU, 4, 5)
 		if got := r.Overlap(0, []uint64{1, 2, 3, 4, 5}); got != 3 {
@@ -147,94 +146,47 @@ func TestNativeCPUEvents(t *testing.T) {
 	}
 }
 
-// Release gating and KVBM's consolidator. v0.9 has only the dedup
-// consolidator (kv_consolidator/tracker.rs L214-300 @45bc1b798cce) and no
-// lower-tier index; from v1.2 (#8380, in v1.2.0's release notes) the
-// consolidator's mode is dedup by default (kvbm/utils.py L16-29
-// @c8d8e7602573) or passthrough, which keeps KVBM's tiers for the
-// router's host and disk indexes and their weights.
+// Release gating: the router reads the medium each event carries (KVBM's
+// consolidator, in the worker, decides it: kvbmevents.go). v0.9 ignores
+// the medium (publisher.rs L562-620 @45bc1b798cce): CPU_PINNED and DISK
+// blocks land in its one index. From v1.2 (#8380) they go to the host and
+// disk indexes, matched on from the device match and credited 0.75 and
+// 0.25 (scheduling/config.rs L38-44 @c8d8e7602573); the indexes are made
+// at the first such event.
 func TestTierReleaseGating(t *testing.T) {
 	blocks := []uint64{1, 2, 3, 4}
-	for _, v := range []string{"0.9.0", "1.2.0", "1.4.0"} {
-		r, kv := tierRouter(t, 1, v, "")
-		store(r, 0, MediumGPU, 1, 2)
-		store(r, 0, MediumCPUPinned, 3)
-		store(r, 0, MediumDisk, 4)
-		if r.host != nil || r.TierHits(blocks, nil) != nil {
-			t.Errorf("%s, dedup: lower-tier indexes kept", v)
-		}
-		if got := r.Overlap(0, blocks); got != 4 {
-			t.Errorf("%s, dedup: overlap %d, want 4 (KVBM's blocks merged into the device index)", v, got)
-		}
-		if tr := kv.TierReading(); !tr.Dedup {
-			t.Errorf("%s: reading %+v, want dedup by default", v, tr)
-		}
+	r, _ := tierRouter(t, 1, "0.9.0")
+	store(r, 0, MediumGPU, 1, 2)
+	store(r, 0, MediumCPUPinned, 3)
+	store(r, 0, MediumDisk, 4)
+	if got := r.Overlap(0, blocks); got != 4 || r.host != nil || r.TierHits(blocks, nil) != nil {
+		t.Errorf("0.9: overlap %d (want 4, every medium in the one index), host index %v", got, r.host != nil)
+	}
+	drop(r, 0, MediumDisk, 2)
+	if got := r.Overlap(0, blocks); got != 1 {
+		t.Errorf("0.9: overlap %d after a DISK remove of block 2, want 1", got)
 	}
 	for _, v := range []string{"1.2.0", "1.4.0"} {
-		r, kv := tierRouter(t, 1, v, "passthrough")
+		r, kv := tierRouter(t, 1, v)
 		store(r, 0, MediumGPU, 1, 2)
+		if r.host != nil || r.TierHits(blocks, nil) != nil {
+			t.Errorf("%s: lower-tier indexes before any lower-tier event", v)
+		}
 		store(r, 0, MediumCPUPinned, 3)
 		store(r, 0, MediumDisk, 4)
 		if got := r.Overlap(0, blocks); got != 2 {
-			t.Errorf("%s, passthrough: device overlap %d, want 2", v, got)
+			t.Errorf("%s: device overlap %d, want 2", v, got)
 		}
 		if got := r.tierHitOf(0, blocks); got != (policy.TierHits{Host: 1, Disk: 1}) {
-			t.Errorf("%s, passthrough: tier hits %+v", v, got)
+			t.Errorf("%s: tier hits %+v", v, got)
 		}
 		if kv.HostWeight != 0.75 || kv.DiskWeight != 0.25 {
 			t.Errorf("%s: weights %g, %g, want 0.75, 0.25 (scheduling/config.rs L38-44)", v, kv.HostWeight, kv.DiskWeight)
 		}
 		drop(r, 0, MediumCPUPinned, 1) // a host eviction of a block the GPU holds
 		if got := r.Overlap(0, blocks); got != 2 {
-			t.Errorf("%s, passthrough: a host eviction changed the device overlap to %d", v, got)
+			t.Errorf("%s: a host eviction changed the device overlap to %d", v, got)
 		}
-	}
-	p := policy.DefaultParams()
-	p.DynamoVersion, p.KVBMConsolidatorMode = "0.9.0", "passthrough"
-	if err := p.Validate(); err == nil {
-		t.Error("passthrough accepted at v0.9")
-	}
-}
-
-// The dedup consolidator (DedupCacheStatusTracker, tracker.rs L300-470
-// @c8d8e7602573) tracks sources, not tiers: a block is published stored
-// when its first source (the engine's GPU, or KVBM) holds it and removed
-// when the last lets it go; KVBM is one source for its host and disk
-// tiers, so its first remove takes the block from KVBM whatever its other
-// tier holds.
-func TestConsolidatorDedup(t *testing.T) {
-	r, _ := tierRouter(t, 2, "1.2.0", "")
-	b := []uint64{7}
-	store(r, 0, MediumGPU, 7)
-	store(r, 0, MediumCPUPinned, 7)
-	drop(r, 0, MediumGPU, 7) // KVBM still holds it
-	if r.Overlap(0, b) != 1 {
-		t.Error("GPU eviction of a block KVBM holds removed it")
-	}
-	store(r, 0, MediumDisk, 7)
-	drop(r, 0, MediumCPUPinned, 7) // KVBM's host tier lets go: KVBM is no longer a source
-	if r.Overlap(0, b) != 0 {
-		t.Error("block kept after KVBM's first remove, the GPU not holding it")
-	}
-	store(r, 0, MediumGPU, 7)
-	if r.Overlap(0, b) != 1 || r.Overlap(1, b) != 0 {
-		t.Errorf("overlaps %d, %d after a GPU store on worker 0, want 1, 0", r.Overlap(0, b), r.Overlap(1, b))
-	}
-	drop(r, 0, MediumDisk, 7) // KVBM was not a source any more: nothing changes
-	if r.Overlap(0, b) != 1 {
-		t.Error("a stale KVBM remove erased the GPU's block")
-	}
-	// Before any KVBM event the GPU events go straight to the index; the
-	// consolidator starts from it.
-	r2, _ := tierRouter(t, 1, "1.2.0", "")
-	store(r2, 0, MediumGPU, 1, 2)
-	if r2.dd != nil {
-		t.Error("consolidator started without a KVBM event")
-	}
-	store(r2, 0, MediumCPUPinned, 3)
-	drop(r2, 0, MediumCPUPinned, 1) // KVBM never held 1: the GPU's entry stays
-	if got := r2.Overlap(0, []uint64{1, 2, 3}); got != 3 {
-		t.Errorf("overlap %d, want 3", got)
 	}
 }
 
@@ -244,7 +196,7 @@ func TestTierHitsAgreeWithNaive(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 9))
 		n := 1 + rng.IntN(12)
-		r, _ := tierRouter(t, n, "1.2.0", "passthrough")
+		r, _ := tierRouter(t, n, "1.2.0")
 		held := [3][]map[uint64]bool{}
 		for m := range held {
 			held[m] = make([]map[uint64]bool, n)
@@ -281,8 +233,12 @@ func TestTierHitsAgreeWithNaive(t *testing.T) {
 					d++
 				}
 				want := policy.TierHits{Host: int32(h - k), Disk: int32(d - h)}
-				if got[w] != want || r.tierHitOf(w, blocks) != want {
-					t.Fatalf("seed %d step %d worker %d: %+v (tierHitOf %+v), want %+v", seed, step, w, got[w], r.tierHitOf(w, blocks), want)
+				var gw policy.TierHits // nil hits: no lower-tier event yet
+				if got != nil {
+					gw = got[w]
+				}
+				if gw != want || r.tierHitOf(w, blocks) != want {
+					t.Fatalf("seed %d step %d worker %d: %+v (tierHitOf %+v), want %+v", seed, step, w, gw, r.tierHitOf(w, blocks), want)
 				}
 			}
 		}
@@ -312,8 +268,8 @@ func TestLLMDReadsGPUOnly(t *testing.T) {
 	store(r, 0, MediumCPUPinned, 3)
 	store(r, 0, MediumDisk, 4)
 	drop(r, 0, MediumCPU, 1)
-	if got := r.Overlap(0, blocks); got != 2 || r.host != nil || r.dd != nil {
-		t.Errorf("llm-d: overlap %d (want the GPU's 2), host index %v, consolidator %v", got, r.host != nil, r.dd != nil)
+	if got := r.Overlap(0, blocks); got != 2 || r.host != nil {
+		t.Errorf("llm-d: overlap %d (want the GPU's 2), host index %v", got, r.host != nil)
 	}
 }
 
@@ -322,7 +278,7 @@ func TestLLMDReadsGPUOnly(t *testing.T) {
 // found before schedule: lib/llm/src/kv_router.rs L512-565 @c8d8e7602573),
 // for its choice and its booking at dequeue.
 func TestParkedRequestKeepsTierHits(t *testing.T) {
-	r, _ := tierRouter(t, 1, "1.2.0", "passthrough")
+	r, _ := tierRouter(t, 1, "1.2.0")
 	r.freeze = true
 	blocks := []uint64{1, 2, 3}
 	store(r, 0, MediumGPU, 1)
@@ -351,19 +307,23 @@ func TestParkedRequestKeepsTierHits(t *testing.T) {
 // same decisions either way).
 func TestTierEventsHeard(t *testing.T) {
 	for _, c := range []struct {
-		version, mode             string
+		version                   string
+		lowerEvent                bool // after a CPU_PINNED store
 		cpuStore, cpuRemove, kvbm bool
 	}{
-		{"0.9.0", "", false, true, true},
-		{"1.2.0", "", false, true, true},
-		{"1.2.0", "passthrough", false, true, true},
-		{"1.4.0", "", false, false, true},
-		{"1.4.0", "passthrough", false, true, true},
+		{"0.9.0", false, false, true, true},
+		{"1.2.0", false, false, true, true},
+		{"1.2.0", true, false, true, true},
+		{"1.4.0", false, false, false, true}, // no host index yet: nothing to remove
+		{"1.4.0", true, false, true, true},
 	} {
-		r, _ := tierRouter(t, 1, c.version, c.mode)
+		r, _ := tierRouter(t, 1, c.version)
+		if c.lowerEvent {
+			store(r, 0, MediumCPUPinned, 1)
+		}
 		if r.hears(MediumCPU, true) != c.cpuStore || r.hears(MediumCPU, false) != c.cpuRemove ||
 			r.hears(MediumCPUPinned, true) != c.kvbm || r.hears(MediumDisk, false) != c.kvbm || !r.hears(MediumGPU, true) {
-			t.Errorf("%s %s: hears CPU store %v, CPU remove %v, KVBM %v", c.version, c.mode,
+			t.Errorf("%s (lower-tier event %v): hears CPU store %v, CPU remove %v, KVBM %v", c.version, c.lowerEvent,
 				r.hears(MediumCPU, true), r.hears(MediumCPU, false), r.hears(MediumCPUPinned, true))
 		}
 	}

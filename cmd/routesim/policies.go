@@ -113,9 +113,12 @@ var routerFlagDocs = map[string][2]string{
 // tiersText says what a release's router makes of the KV events of the
 // tiers below the GPU (policy.TierReading).
 func tiersText(t policy.TierReading) string {
-	s := "one index, the medium ignored: KVBM's host and disk blocks merged with the GPU's (its consolidator's dedup mode)"
-	if t.Lower {
-		s = fmt.Sprintf("KVBM's host and disk blocks merged with the GPU's (--kvbm-consolidator-mode dedup, the default); with passthrough, host and disk indexes matched on from each worker's GPU match, credited --router-host-cache-hit-weight %g and --router-disk-cache-hit-weight %g per block", t.HostWeight, t.DiskWeight)
+	s := "GPU events only"
+	switch {
+	case t.Lower:
+		s = fmt.Sprintf("CPU_PINNED and DISK events (KVBM with --kvbm-kv-events passthrough) in host and disk indexes matched on from each worker's GPU match, credited --router-host-cache-hit-weight %g and --router-disk-cache-hit-weight %g per block; KVBM's dedup consolidator (the default) sends its blocks as GPU events", t.HostWeight, t.DiskWeight)
+	case t.MediumIgnored:
+		s = "one index, the medium ignored (KVBM's consolidator has only its dedup mode: its blocks come as GPU events)"
 	}
 	switch t.NativeCPU {
 	case policy.CPURemovesDevice:

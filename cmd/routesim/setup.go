@@ -63,7 +63,7 @@ func registerSim(fs *pflag.FlagSet, s *scenario.Spec) {
 	fs.Float64Var(&s.KVBMDiskCacheGB, "kvbm-disk-cache-gb", s.KVBMDiskCacheGB, "Dynamo KVBM: GB of local disk per worker, DYN_KVBM_DISK_CACHE_GB, below --kvbm-cpu-cache-gb; host blocks seen twice are written there (0 = none; see docs/kvbm.md)")
 	fs.Float64Var(&s.KVBMDiskReadGBs, "kvbm-disk-read-gb-s", s.KVBMDiskReadGBs, "Dynamo KVBM: the disk's read bandwidth, GB/s (0 = 6.8, a datacenter PCIe Gen4 NVMe drive's; see docs/kvbm.md)")
 	fs.Float64Var(&s.KVBMDiskWriteGBs, "kvbm-disk-write-gb-s", s.KVBMDiskWriteGBs, "Dynamo KVBM: the disk's write bandwidth, GB/s (0 = 5.6, a datacenter PCIe Gen4 NVMe drive's; see docs/kvbm.md)")
-	fs.StringVar(&s.KVBMKVEvents, "kvbm-kv-events", s.KVBMKVEvents, "Dynamo KVBM's KV event consolidator, DYN_KVBM_KV_EVENTS_CONSOLIDATOR_MODE: dedup (default: the router sees GPU and KVBM blocks as GPU blocks) or passthrough (host blocks tagged CPU_TIER1, disk CPU_TIER2; see docs/kvbm.md)")
+	fs.StringVar(&s.KVBMKVEvents, "kvbm-kv-events", s.KVBMKVEvents, "Dynamo KVBM's KV event consolidator, DYN_KVBM_KV_EVENTS_CONSOLIDATOR_MODE: dedup (default: the router sees GPU and KVBM blocks as GPU blocks) or passthrough (Dynamo ≥ 1.2.0: host blocks tagged CPU_TIER1, disk CPU_TIER2, which the router reads into its host and disk indexes; see docs/kvbm.md)")
 	fs.BoolVar(&s.EnforceEager, "enforce-eager", s.EnforceEager, "vLLM's --enforce-eager (no CUDA graphs): a kernel prior then carries eager-mode launch gaps")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of every random stream in the run")
 	fs.Float64Var(&s.WarmupS, "warmup", s.WarmupS, "seconds at the start whose arrivals are left out of the statistics (they still load the cluster)")
