@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/routesim/routesim/sim"
 	"github.com/routesim/routesim/sweep"
 )
 
@@ -22,7 +23,7 @@ type row struct {
 	ReqPerS      float64
 	Completeness float64
 	HitRate      float64 // cached ÷ looked-up prompt tokens (GPU hits and host loads)
-	HostHitRate  float64 // host tier's loaded ÷ looked-up blocks; NaN without a tier
+	HostHitRate  float64 // prompt tokens loaded from the host tier ÷ prompt tokens (kv_tiers); NaN without a tier
 	Preemptions  float64
 }
 
@@ -63,8 +64,12 @@ func aggregate(arm string, rs []*sweep.Result) []row {
 			r.Completeness += s.Completeness
 			r.HitRate += s.PrefixHitRate
 			r.Preemptions += float64(s.Preemptions)
-			if s.HostTier != nil && s.HostTier.BlocksPerWorker > 0 {
-				r.HostHitRate += s.HostTier.HitRate
+			if s.KVTiers != nil {
+				for _, t := range s.KVTiers.Tiers {
+					if t.Medium != sim.MediumDisk.String() {
+						r.HostHitRate += t.HitRate
+					}
+				}
 				host++
 			}
 		}
@@ -95,7 +100,7 @@ func policyLess(a, b string) bool {
 func writeTable(w io.Writer, rows []row) {
 	rows = append([]row(nil), rows...)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Concurrency < rows[j].Concurrency })
-	fmt.Fprintln(w, "| users | tier | policy | TTFT p50 (ms) | p50 seeds' range | TTFT p90 (ms) | req/s | completeness | prefix hit rate | host-tier hit rate | preemptions |")
+	fmt.Fprintln(w, "| users | tier | policy | TTFT p50 (ms) | p50 seeds' range | TTFT p90 (ms) | req/s | completeness | prefix hit rate | from host tier | preemptions |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		host := "–"

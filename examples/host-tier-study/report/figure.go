@@ -105,14 +105,15 @@ func drawFigure(path, workload string, rows []row) error {
 		}
 	}
 	const rowH, titleH, headH = 5.2 * vg.Centimeter, 1.8 * vg.Centimeter, 0.7 * vg.Centimeter
-	w, h := 30*vg.Centimeter, titleH+headH+vg.Length(len(panels))*rowH
+	// 10 cm per arm keeps the concurrency labels of a column apart.
+	w, h := max(30*vg.Centimeter, 10*vg.Centimeter*vg.Length(len(arms))), titleH+headH+vg.Length(len(panels))*rowH
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(plots.PNGDPI))
 	dc := draw.New(c)
 	title := plot.New().Title.TextStyle
 	title.XAlign, title.YAlign = draw.XLeft, draw.YTop
 	dc.FillText(title, vg.Point{X: 3 * vg.Millimeter, Y: h - 2*vg.Millimeter},
 		"Closed-loop sessions ("+workload+") on 4 × A100-SXM4-40GB, Qwen3-8B (calibrated profile)\n"+
-			"one column per host-tier arm (vLLM --kv-offloading-size per worker), one curve per router; means of the seeds")
+			"one column per KV-tier arm (arms.tsv: vLLM's CPU tier or Dynamo KVBM per worker), one curve per router; means of the seeds")
 	leg.Draw(draw.Crop(dc, 0, -3*vg.Millimeter, h-titleH, -vg.Millimeter))
 	body := draw.Crop(dc, 0, 0, 0, -titleH-headH)
 	tiles := draw.Tiles{Rows: len(panels), Cols: len(arms), PadX: vg.Millimeter, PadY: 2 * vg.Millimeter,

@@ -13,7 +13,7 @@ import (
 )
 
 // point builds a sweep result with the statistics the report reads.
-func point(pol string, c int, p50, p90, rps, hit float64, host *sim.HostTierSummary) *sweep.Result {
+func point(pol string, c int, p50, p90, rps, hit float64, host *sim.KVTiers) *sweep.Result {
 	r := &sweep.Result{Point: sweep.Point{Policy: pol, Concurrency: c}}
 	for i, p := range sim.Percentiles {
 		switch p.Key {
@@ -24,12 +24,14 @@ func point(pol string, c int, p50, p90, rps, hit float64, host *sim.HostTierSumm
 		}
 	}
 	r.Summary.RequestsPerS, r.Summary.PrefixHitRate, r.Summary.Completeness = rps, hit, 1
-	r.Summary.HostTier = host
+	r.Summary.KVTiers = host
 	return r
 }
 
 func TestAggregate(t *testing.T) {
-	tier := func(h float64) *sim.HostTierSummary { return &sim.HostTierSummary{BlocksPerWorker: 10, HitRate: h} }
+	tier := func(h float64) *sim.KVTiers {
+		return &sim.KVTiers{Tiers: []sim.TierSummary{{Medium: "CPU", HitRate: h}, {Medium: "DISK", HitRate: 0.9}}}
+	}
 	tests := []struct {
 		name     string
 		in       []*sweep.Result
@@ -52,7 +54,7 @@ func TestAggregate(t *testing.T) {
 			wantHost: []float64{math.NaN(), math.NaN(), math.NaN()},
 		},
 		{
-			name:     "host-tier hit rate only when every seed has a tier",
+			name:     "host-tier share (disk left out) only when every seed has a tier",
 			in:       []*sweep.Result{point("kv", 8, 1, 1, 1, 0, tier(0.2)), point("kv", 8, 1, 1, 1, 0, tier(0.4)), point("round-robin", 8, 1, 1, 1, 0, tier(0.5)), point("round-robin", 8, 1, 1, 1, 0, nil)},
 			want:     []row{{Policy: "round-robin", Concurrency: 8, Seeds: 2, TTFTP50: 1, TTFTP50Lo: 1, TTFTP50Hi: 1, TTFTP90: 1, ReqPerS: 1}, {Policy: "kv", Concurrency: 8, Seeds: 2, TTFTP50: 1, TTFTP50Lo: 1, TTFTP50Hi: 1, TTFTP90: 1, ReqPerS: 1}},
 			wantHost: []float64{math.NaN(), 0.3},
