@@ -127,17 +127,12 @@ type HostStats struct {
 // slot is in the LRU list (head = least recently used) while it holds a
 // block.
 type hostTier struct {
-	cfg       HostTierConfig
-	index     map[uint64]int32 // hash → slot
-	hash      []uint64
-	ready     []Time  // when the block's store ends
-	pins      []int32 // loads in flight reading it
-	blockList         // the LRU of slots holding a block (head = least recently used)
-	free      []int32 // empty slots
-	d2h       Time    // when the GPU → CPU queue drains
-	h2d       Time    // when the CPU → GPU queue drains
-	now       Time    // the time of the schedule under way (set by the cluster)
-	loads     []hostLoad
+	cfg HostTierConfig
+	tierSlots
+	d2h   Time // when the GPU → CPU queue drains
+	h2d   Time // when the CPU → GPU queue drains
+	now   Time // the time of the schedule under way (set by the cluster)
+	loads []hostLoad
 	// earlier is how many of loads were issued before the schedule under
 	// way (unstall frees only those).
 	earlier int
@@ -159,32 +154,48 @@ type hostLoad struct {
 	from, n int
 }
 
+// tierSlots are a tier's blocks in slots, shared by the host tier and
+// KVBM's disk tier: the index of the hashes held, each slot's content,
+// when its copy into the tier ends, the loads reading it, the LRU list of
+// slots holding a block (head = least recently used) and the empty slots.
+type tierSlots struct {
+	index map[uint64]int32 // hash → slot
+	hash  []uint64
+	ready []Time  // when the block's copy into the tier ends
+	pins  []int32 // loads in flight reading it
+	blockList
+	free []int32 // empty slots
+}
+
+// newTierSlots returns an empty tier of capacity n (its arrays grow on use).
+func newTierSlots(n int) tierSlots {
+	return tierSlots{index: make(map[uint64]int32, min(n, 1<<16)), blockList: emptyBlockList(),
+		free: make([]int32, 0, min(n, 1<<16))}
+}
+
 func newHostTier(cfg HostTierConfig) *hostTier {
-	n := cfg.Blocks
-	h := &hostTier{cfg: cfg, index: make(map[uint64]int32, min(n, 1<<16)), blockList: emptyBlockList(),
-		stats: HostStats{Blocks: n, BlockBytes: cfg.BlockBytes}}
-	h.free = make([]int32, 0, min(n, 1<<16))
-	return h
+	return &hostTier{cfg: cfg, tierSlots: newTierSlots(cfg.Blocks),
+		stats: HostStats{Blocks: cfg.Blocks, BlockBytes: cfg.BlockBytes}}
 }
 
 // slot returns an empty slot, growing the arrays on first use.
-func (h *hostTier) slot() int32 {
-	if k := len(h.free); k > 0 {
-		s := h.free[k-1]
-		h.free = h.free[:k-1]
+func (t *tierSlots) slot() int32 {
+	if k := len(t.free); k > 0 {
+		s := t.free[k-1]
+		t.free = t.free[:k-1]
 		return s
 	}
-	s := int32(len(h.hash))
-	h.hash = append(h.hash, 0)
-	h.ready = append(h.ready, 0)
-	h.pins = append(h.pins, 0)
-	h.prev = append(h.prev, -1)
-	h.next = append(h.next, -1)
+	s := int32(len(t.hash))
+	t.hash = append(t.hash, 0)
+	t.ready = append(t.ready, 0)
+	t.pins = append(t.pins, 0)
+	t.prev = append(t.prev, -1)
+	t.next = append(t.next, -1)
 	return s
 }
 
 // held is the number of blocks in the tier.
-func (h *hostTier) held() int { return len(h.index) }
+func (t *tierSlots) held() int { return len(t.index) }
 
 // touch makes hashes the most recently used, the first most recent of all
 // (vLLM's touch walks them in reverse).

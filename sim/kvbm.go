@@ -59,12 +59,7 @@ type kvbmEvent struct {
 
 // diskTier is KVBM's G3: blocks in slots, an LRU list of the slots held.
 type diskTier struct {
-	index     map[uint64]int32
-	hash      []uint64
-	ready     []Time  // when the block's write ends
-	pins      []int32 // loads in flight reading it
-	blockList         // head = least recently used
-	free      []int32
+	tierSlots      // ready: when the block's write ends
 	at        Time // when the disk's queue drains (reads and writes)
 	stats     HostStats
 }
@@ -73,7 +68,7 @@ func newKVBM(cfg KVBMConfig, blockBytes int64) *kvbm {
 	k := &kvbm{cfg: cfg, decay: kvbmDecayEvery}
 	if cfg.DiskBlocks > 0 {
 		k.freq = make(map[uint64]int64)
-		k.disk = &diskTier{index: make(map[uint64]int32, min(cfg.DiskBlocks, 1<<16)), blockList: emptyBlockList(),
+		k.disk = &diskTier{tierSlots: newTierSlots(cfg.DiskBlocks),
 			stats: HostStats{Blocks: cfg.DiskBlocks, BlockBytes: blockBytes}}
 	}
 	return k
@@ -85,23 +80,6 @@ func (k *kvbm) diskStats() *HostStats {
 		return nil
 	}
 	return &k.disk.stats
-}
-
-func (d *diskTier) held() int { return len(d.index) }
-
-func (d *diskTier) slot() int32 {
-	if n := len(d.free); n > 0 {
-		s := d.free[n-1]
-		d.free = d.free[:n-1]
-		return s
-	}
-	s := int32(len(d.hash))
-	d.hash = append(d.hash, 0)
-	d.ready = append(d.ready, 0)
-	d.pins = append(d.pins, 0)
-	d.prev = append(d.prev, -1)
-	d.next = append(d.next, -1)
-	return s
 }
 
 // idle reports whether host slot s is unused at t: stored, not being
