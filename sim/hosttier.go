@@ -243,26 +243,9 @@ func (h *hostTier) store(all []uint64, from int, at Time) {
 	if m == 0 {
 		return
 	}
-	need := h.held() + m - h.cfg.Blocks
-	if need > 0 {
-		victims := 0
-		for s := h.head; s >= 0 && victims < need; s = h.next[s] {
-			if h.pins[s] == 0 && h.ready[s] <= at {
-				victims++
-			}
-		}
-		if victims < need {
-			h.stats.SkippedBlocks += m
-			return
-		}
-		for s := h.head; need > 0; {
-			nx := h.next[s]
-			if h.pins[s] == 0 && h.ready[s] <= at {
-				h.evict(s)
-				need--
-			}
-			s = nx
-		}
+	if !h.makeRoom(h.held()+m-h.cfg.Blocks, func(s int32) bool { return h.pins[s] == 0 && h.ready[s] <= at }) {
+		h.stats.SkippedBlocks += m
+		return
 	}
 	start := max(at, h.d2h)
 	h.d2h = start + durationOf(float64(m)*h.cfg.BlockNs)
@@ -284,7 +267,37 @@ func (h *hostTier) store(all []uint64, from int, at Time) {
 	h.touch(all)
 }
 
+// makeRoom evicts the need least recently used blocks that evictable
+// allows, or none if it allows fewer: it reports whether the room is made
+// (need ≤ 0: nothing to do).
+func (h *hostTier) makeRoom(need int, evictable func(s int32) bool) bool {
+	if need <= 0 {
+		return true
+	}
+	victims := 0
+	for s := h.head; s >= 0 && victims < need; s = h.next[s] {
+		if evictable(s) {
+			victims++
+		}
+	}
+	if victims < need {
+		return false
+	}
+	for s := h.head; need > 0; {
+		nx := h.next[s]
+		if evictable(s) {
+			h.evict(s)
+			need--
+		}
+		s = nx
+	}
+	return true
+}
+
 func (h *hostTier) evict(s int32) {
+	if h.kv != nil { // KVBM reports the removal to its consolidator
+		h.kv.events = append(h.kv.events, kvbmEvent{MediumCPUPinned, false, h.hash[s]})
+	}
 	h.unlink(s)
 	delete(h.index, h.hash[s])
 	h.free = append(h.free, s)

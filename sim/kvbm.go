@@ -98,26 +98,9 @@ func (k *kvbm) store(h *hostTier, cand []uint64, at Time) {
 	}
 	// allocate_blocks(m): all or nothing, taking empty slots first, then
 	// the least recently returned unused blocks.
-	if need := h.held() + m - h.cfg.Blocks; need > 0 {
-		victims := 0
-		for s := h.head; s >= 0 && victims < need; s = h.next[s] {
-			if k.idle(h, s, at) {
-				victims++
-			}
-		}
-		if victims < need {
-			h.stats.SkippedBlocks += m
-			return
-		}
-		for s := h.head; need > 0; {
-			nx := h.next[s]
-			if k.idle(h, s, at) {
-				k.events = append(k.events, kvbmEvent{MediumCPUPinned, false, h.hash[s]})
-				h.evict(s)
-				need--
-			}
-			s = nx
-		}
+	if !h.makeRoom(h.held()+m-h.cfg.Blocks, func(s int32) bool { return k.idle(h, s, at) }) {
+		h.stats.SkippedBlocks += m
+		return
 	}
 	start := max(at, h.d2h)
 	h.d2h = start + durationOf(float64(m)*h.cfg.BlockNs)
