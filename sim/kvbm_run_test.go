@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"github.com/routesim/routesim/workload"
 	"math/rand/v2"
 	"testing"
 
@@ -51,9 +52,12 @@ func TestKVBMOnboardingCostFromHost(t *testing.T) {
 // from the GPU, E (20 blocks) fills the host. C, A's prompt and more,
 // finds A's 16 blocks on disk only, and its TTFT is the GPU-hit TTFT plus
 // 16 disk reads on an idle worker.
-func TestKVBMOnboardingFromDisk(t *testing.T) {
+// diskTrace sends A's prompt twice (so KVBM's filter writes it to disk),
+// fillers that push it out of the GPU and the host tier, then C, which
+// shares A's first 16 blocks (run with kvbmCfg(40, 20, 1000, ...)).
+func diskTrace() *workload.Trace {
 	ms := 100 * Millisecond
-	tr := mkTrace(
+	return mkTrace(
 		treq{at: 0, isl: 1024, osl: 2, ids: []int64{1, 2}},
 		treq{at: 1 * ms, isl: 1024, osl: 2},
 		treq{at: 2 * ms, isl: 2496, osl: 2},
@@ -62,6 +66,10 @@ func TestKVBMOnboardingFromDisk(t *testing.T) {
 		treq{at: 5 * ms, isl: 1280, osl: 1},
 		treq{at: 6 * ms, isl: 1536, osl: 2, ids: []int64{1, 2, 777}},
 	)
+}
+
+func TestKVBMOnboardingFromDisk(t *testing.T) {
+	tr := diskTrace()
 	const blockNs, readNs = 20_000, 200_000
 	res, _ := simulate(t, kvbmCfg(40, 20, 1000, blockNs, readNs, 100_000), tr)
 	d := res.Workers[0].Disk

@@ -86,16 +86,7 @@ func TestTierTokensSplitCached(t *testing.T) {
 // cached tokens are disk's, and each tier's bytes are its blocks copies ×
 // block bytes (the host's duplicate copies included).
 func TestTierSummaryKVBM(t *testing.T) {
-	ms := 100 * Millisecond
-	tr := mkTrace(
-		treq{at: 0, isl: 1024, osl: 2, ids: []int64{1, 2}},
-		treq{at: 1 * ms, isl: 1024, osl: 2},
-		treq{at: 2 * ms, isl: 2496, osl: 2},
-		treq{at: 3 * ms, isl: 1024, osl: 2, ids: []int64{1, 2}},
-		treq{at: 4 * ms, isl: 2496, osl: 2},
-		treq{at: 5 * ms, isl: 1280, osl: 1},
-		treq{at: 6 * ms, isl: 1536, osl: 2, ids: []int64{1, 2, 777}},
-	)
+	tr := diskTrace()
 	res, _ := simulate(t, kvbmCfg(40, 20, 1000, 20_000, 200_000, 100_000), tr)
 	k := Summarize(res).KVTiers
 	if k == nil || len(k.Tiers) != 2 {
