@@ -1,11 +1,11 @@
 package sim_test
 
 import (
-	"github.com/routesim/routesim/workload"
 	"math/rand/v2"
 	"testing"
 
 	. "github.com/routesim/routesim/sim"
+	"github.com/routesim/routesim/workload"
 )
 
 // kvbmCfg is hostCfg's worker with KVBM's rules, and a disk tier of disk
