@@ -345,47 +345,59 @@ func (h *hostTier) check(reqs *reqStore) error {
 	if err != nil {
 		return err
 	}
+	return h.checkLoads("CPU tier", reqs, pins)
+}
+
+// checkLoads verifies that each load in flight holds GPU blocks up to the
+// end of its range and that the tiers' pins (pins) are the blocks being
+// loaded.
+func (h *hostTier) checkLoads(name string, reqs *reqStore, pins int) error {
 	want := 0
 	for _, l := range h.loads {
 		want += l.n
 		if r := reqs.at(l.req); len(r.table) != l.from+l.n {
-			return fmt.Errorf("CPU tier: request %d loads blocks [%d, %d) but holds %d GPU blocks", l.req, l.from, l.from+l.n, len(r.table))
+			return fmt.Errorf("%s: request %d loads blocks [%d, %d) but holds %d GPU blocks", name, l.req, l.from, l.from+l.n, len(r.table))
 		}
 	}
 	if pins != want {
-		return fmt.Errorf("CPU tier: %d pins, %d blocks being loaded", pins, want)
+		return fmt.Errorf("%s: %d pins, %d blocks being loaded", name, pins, want)
 	}
 	return nil
 }
 
-// checkSlots verifies the blocks held (at most the capacity, each once in
-// the index and the LRU list, stored − evicted of them) and returns their
-// pins.
+// checkSlots verifies the host tier's blocks (tierSlots.check).
 func (h *hostTier) checkSlots() (int, error) {
-	if h.held() > h.cfg.Blocks {
-		return 0, fmt.Errorf("CPU tier holds %d blocks, more than its %d", h.held(), h.cfg.Blocks)
+	return h.tierSlots.check("CPU tier", h.cfg.Blocks, h.stats.StoredBlocks, h.stats.Evictions)
+}
+
+// check verifies the blocks held by the tier called name (at most
+// capacity, each once in the index and the LRU list, stored − evicted of
+// them, every slot held or empty) and returns their pins.
+func (t *tierSlots) check(name string, capacity, stored, evicted int) (int, error) {
+	if t.held() > capacity {
+		return 0, fmt.Errorf("%s holds %d blocks, more than its %d", name, t.held(), capacity)
 	}
-	if h.held()+len(h.free) != len(h.hash) {
-		return 0, fmt.Errorf("CPU tier: %d held + %d empty slots ≠ %d slots", h.held(), len(h.free), len(h.hash))
+	if t.held()+len(t.free) != len(t.hash) {
+		return 0, fmt.Errorf("%s: %d held + %d empty slots ≠ %d slots", name, t.held(), len(t.free), len(t.hash))
 	}
 	n, pins := 0, 0
-	for s := h.head; s >= 0; s = h.next[s] {
-		if n++; n > h.held() {
-			return 0, fmt.Errorf("CPU tier: LRU list longer than the %d blocks held", h.held())
+	for s := t.head; s >= 0; s = t.next[s] {
+		if n++; n > t.held() {
+			return 0, fmt.Errorf("%s: LRU list longer than the %d blocks held", name, t.held())
 		}
-		if h.index[h.hash[s]] != s {
-			return 0, fmt.Errorf("CPU tier: slot %d is listed but its hash is not indexed to it", s)
+		if t.index[t.hash[s]] != s {
+			return 0, fmt.Errorf("%s: slot %d is listed but its hash is not indexed to it", name, s)
 		}
-		if h.pins[s] < 0 {
-			return 0, fmt.Errorf("CPU tier: slot %d has %d pins", s, h.pins[s])
+		if t.pins[s] < 0 {
+			return 0, fmt.Errorf("%s: slot %d has %d pins", name, s, t.pins[s])
 		}
-		pins += int(h.pins[s])
+		pins += int(t.pins[s])
 	}
-	if n != h.held() {
-		return 0, fmt.Errorf("CPU tier: LRU list has %d blocks, the index %d", n, h.held())
+	if n != t.held() {
+		return 0, fmt.Errorf("%s: LRU list has %d blocks, the index %d", name, n, t.held())
 	}
-	if h.stats.StoredBlocks-h.stats.Evictions != h.held() {
-		return 0, fmt.Errorf("CPU tier: %d stored − %d evicted ≠ %d held", h.stats.StoredBlocks, h.stats.Evictions, h.held())
+	if stored-evicted != t.held() {
+		return 0, fmt.Errorf("%s: %d stored − %d evicted ≠ %d held", name, stored, evicted, t.held())
 	}
 	return pins, nil
 }

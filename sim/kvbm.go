@@ -288,29 +288,14 @@ func (k *kvbm) check(h *hostTier, reqs *reqStore) error {
 		return err
 	}
 	if d := k.disk; d != nil {
-		if d.held() > k.cfg.DiskBlocks {
-			return fmt.Errorf("KVBM disk tier holds %d blocks, more than its %d", d.held(), k.cfg.DiskBlocks)
+		dp, err := d.tierSlots.check("KVBM disk tier", k.cfg.DiskBlocks, d.stats.StoredBlocks, d.stats.Evictions)
+		if err != nil {
+			return err
 		}
-		n := 0
-		for s := d.head; s >= 0; s = d.next[s] {
-			if n++; n > d.held() || d.index[d.hash[s]] != s || d.pins[s] < 0 {
-				return fmt.Errorf("KVBM disk tier: slot %d: list and index disagree, or pins < 0", s)
-			}
-			pins += int(d.pins[s])
-		}
-		if n != d.held() || d.stats.StoredBlocks-d.stats.Evictions != n {
-			return fmt.Errorf("KVBM disk tier: list %d, index %d, stored − evicted %d", n, d.held(), d.stats.StoredBlocks-d.stats.Evictions)
-		}
+		pins += dp
 	}
-	want := 0
-	for _, l := range h.loads {
-		want += l.n
-		if r := reqs.at(l.req); len(r.table) != l.from+l.n {
-			return fmt.Errorf("KVBM: request %d loads blocks [%d, %d) but holds %d GPU blocks", l.req, l.from, l.from+l.n, len(r.table))
-		}
-	}
-	if pins != want {
-		return fmt.Errorf("KVBM: %d pins, %d blocks being loaded", pins, want)
+	if err := h.checkLoads("KVBM", reqs, pins); err != nil {
+		return err
 	}
 	if c := k.cons; c != nil && len(k.events) == 0 {
 		for x, src := range c.src {
