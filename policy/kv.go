@@ -58,20 +58,17 @@ func (p *KV) Admission() Admission { return p.Admit }
 // Cost is the worker's cost for request r (lower wins).
 func (p *KV) Cost(r *Request, v View, w int) float64 {
 	l := LoadOf(v, w, r.Blocks)
-	if t := tierHits(v, r.Blocks, nil); t != nil {
-		return p.tierCost(r.InputTokens, &l, t[w], v.BlockSize())
+	var t TierHits
+	if hits := tierHits(v, r.Blocks, nil); hits != nil {
+		t = hits[w]
 	}
-	return p.cost(r.InputTokens, &l, v.BlockSize())
+	return p.cost(r.InputTokens, &l, t, v.BlockSize())
 }
 
-func (p *KV) cost(isl int, l *WorkerLoad, blockSize int) float64 {
-	raw := float64(l.Prefill+isl) / float64(blockSize)
-	adjusted := max(raw-p.Credit*float64(l.Overlap), 0)
-	return p.Scale*adjusted + float64(l.Active+l.New)
-}
-
-// tierCost is cost with the worker's lower-tier hits credited too.
-func (p *KV) tierCost(isl int, l *WorkerLoad, t TierHits, blockSize int) float64 {
+// cost credits the worker's GPU overlap and its lower-tier hits t (zero
+// where the router keeps no lower-tier index: the credit is then the
+// overlap's alone, to the bit, since the weights are finite).
+func (p *KV) cost(isl int, l *WorkerLoad, t TierHits, blockSize int) float64 {
 	raw := float64(l.Prefill+isl) / float64(blockSize)
 	credit := p.Credit*float64(l.Overlap) + p.HostWeight*float64(t.Host) + p.DiskWeight*float64(t.Disk)
 	adjusted := max(raw-credit, 0)
@@ -113,12 +110,11 @@ func (p *KV) Route(r *Request, v View) Decision {
 				excluded++
 				continue
 			}
-			var s float64
-			if tiers == nil {
-				s = p.cost(isl, &loads[w], bs)
-			} else {
-				s = p.tierCost(isl, &loads[w], tiers[w], bs)
+			var t TierHits
+			if tiers != nil {
+				t = tiers[w]
 			}
+			s := p.cost(isl, &loads[w], t, bs)
 			scores[w] = s
 			if pick && uniform {
 				m.offer(w, s, p.Rand)
@@ -131,12 +127,11 @@ func (p *KV) Route(r *Request, v View) Decision {
 				excluded++
 				continue
 			}
-			var s float64
-			if tiers == nil {
-				s = p.cost(isl, &loads[w], bs)
-			} else {
-				s = p.tierCost(isl, &loads[w], tiers[w], bs)
+			var t TierHits
+			if tiers != nil {
+				t = tiers[w]
 			}
+			s := p.cost(isl, &loads[w], t, bs)
 			scores[w] = s
 			if pick && uniform {
 				m.offer(w, s, p.Rand)
